@@ -1,0 +1,6 @@
+"""Allow ``python -m hipport``."""
+
+from hipport.cli import main
+
+if __name__ == "__main__":
+    main()

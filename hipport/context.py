@@ -1,0 +1,137 @@
+"""Per-file state shared by every rewriter and rule during the single walk of a tree.
+
+A Context is where edits and findings are collected, and where the policies that must
+hold for every rule live in one place: HIP-guarded CUDA branches are not reported,
+``// hipport: ignore[...]`` comments and ``[tool.hipport] ignore`` are honoured, a rule
+only fires for the ROCm versions it applies to, severities can be overridden, and a fix
+is applied only when the run applies fixes (``convert``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from hipport.edits import Edit
+from hipport.findings import Finding
+from hipport.guards import cuda_only_ranges
+from hipport.options import Options
+from hipport.parse import Node, Tree
+from hipport.rule import Rule
+
+if TYPE_CHECKING:
+    from hipport.mapping import MappingView
+
+_SUPPRESS_RE = re.compile(rb"(?://|/\*).*?hipport:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+ALL = "*"
+
+
+@dataclass
+class Context:
+    path: str
+    src: bytes
+    tree: Tree
+    options: Options
+    view: "MappingView"
+    findings: list[Finding] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)
+    rewrites: int = 0  # identifiers/includes/launches rewritten, for the summary
+
+    def __post_init__(self) -> None:
+        self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.src)]
+        self._cuda_only = cuda_only_ranges(self.src, self.tree, self.options.hip_guards)
+        self._suppressed = self._scan_suppressions()
+
+    # -- positions -------------------------------------------------------------
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, byte column) of a byte offset."""
+        i = bisect.bisect_right(self._line_starts, offset) - 1
+        return i + 1, offset - self._line_starts[i] + 1
+
+    def line_text(self, line: int) -> str:
+        start = self._line_starts[line - 1]
+        end = self._line_starts[line] if line < len(self._line_starts) else len(self.src)
+        return self.src[start:end].rstrip(b"\r\n").decode("utf-8", "replace")
+
+    def text(self, node: Node) -> str:
+        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    # -- policy ----------------------------------------------------------------
+    def in_cuda_only_branch(self, offset: int) -> bool:
+        """True inside the CUDA side of a HIP guard (``#else`` of ``#ifdef __HIP_PLATFORM_AMD__``…)."""
+        for start, end in self._cuda_only:
+            if start <= offset < end:
+                return True
+            if start > offset:
+                break
+        return False
+
+    def _scan_suppressions(self) -> dict[int, set[str]]:
+        out: dict[int, set[str]] = {}
+        if b"hipport" not in self.src:
+            return out
+        for m in _SUPPRESS_RE.finditer(self.src):
+            line, _ = self.position(m.start())
+            codes = {ALL} if m.group(1) is None else {
+                c.strip().upper() for c in m.group(1).decode("ascii", "replace").split(",") if c.strip()
+            }
+            out.setdefault(line, set()).update(codes)
+        return out
+
+    def is_suppressed(self, code: str, line: int) -> bool:
+        for ln in (line, line - 1):
+            codes = self._suppressed.get(ln)
+            if codes and (ALL in codes or code in codes or code[:3] + "XX" in codes):
+                return True
+        return False
+
+    # -- collecting ------------------------------------------------------------
+    def edit(self, start: int, end: int, text: str | bytes) -> None:
+        self.edits.append(Edit(start, end, text.encode() if isinstance(text, str) else text))
+
+    def report(
+        self,
+        rule: Rule,
+        where: Node | tuple[int, int],
+        message: str,
+        suggestion: str = "",
+        fix: Iterable[Edit] = (),
+    ) -> bool:
+        """Record a finding at ``where`` (a node or a byte range) unless policy drops it.
+
+        Returns True when the finding was kept, so callers can count. ``fix`` edits are
+        applied only when the run applies fixes; the finding then says ``fixed``.
+        """
+        start, end = (where.start_byte, where.end_byte) if not isinstance(where, tuple) else where
+        opts = self.options
+        if rule.code in opts.ignore or rule.family.upper() in opts.ignore:
+            return False
+        if not rule.applies_to(opts.rocm) or self.in_cuda_only_branch(start):
+            return False
+        line, col = self.position(start)
+        if self.is_suppressed(rule.code, line):
+            return False
+        end_line, end_col = self.position(end)
+        fix = list(fix)
+        fixed = bool(fix) and opts.apply_fixes
+        if fixed:
+            self.edits.extend(fix)
+        self.findings.append(Finding(
+            code=rule.code,
+            slug=rule.slug,
+            severity=opts.severity_overrides.get(rule.code, rule.severity),
+            path=self.path,
+            line=line,
+            col=col,
+            end_line=end_line,
+            end_col=end_col,
+            message=message,
+            suggestion=suggestion,
+            effort=rule.effort,
+            fixed=fixed,
+            source_line=self.line_text(line),
+        ))
+        return True

@@ -1,0 +1,57 @@
+"""What a rule *is* (metadata and documentation), apart from how it is checked.
+
+Like a compiler warning or a ruff rule: a stable code, a slug, a default severity, an
+effort bucket, the ROCm versions it applies to, and a page of documentation (the
+docstring of the rule's class in ``hipport.rules``) rendered by ``hipport rules CODE``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+from hipport.findings import Effort, Severity
+from hipport.versions import Version
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str  # HP201
+    slug: str  # warp-mask-32bit
+    severity: Severity
+    effort: Effort
+    title: str  # one line
+    doc: str  # markdown: why, example before/after, how to fix
+    rocm_min: Version | None = None  # applies when target >= rocm_min
+    rocm_max: Version | None = None  # applies when target < rocm_max
+
+    @property
+    def family(self) -> str:
+        return self.code[:3] + "xx"
+
+    def applies_to(self, rocm: Version) -> bool:
+        if self.rocm_min is not None and rocm < self.rocm_min:
+            return False
+        if self.rocm_max is not None and rocm >= self.rocm_max:
+            return False
+        return True
+
+
+def rule_from_class(cls: type) -> Rule:
+    """Build a Rule from a documentation class: attributes are metadata, the docstring is the page.
+
+    Used as a decorator so that each rule reads like ruff's: a class named for what it
+    detects, whose docstring explains why and shows before/after.
+    """
+    doc = inspect.getdoc(cls) or ""
+    title, _, body = doc.partition("\n")
+    return Rule(
+        code=cls.code,
+        slug=cls.slug,
+        severity=cls.severity,
+        effort=cls.effort,
+        title=title.strip(),
+        doc=body.strip(),
+        rocm_min=getattr(cls, "rocm_min", None),
+        rocm_max=getattr(cls, "rocm_max", None),
+    )
