@@ -33,9 +33,5 @@ def main() -> None:
     """
 
 
-def run() -> None:  # pragma: no cover - console entry alias
-    main(prog_name="hipport")
-
-
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

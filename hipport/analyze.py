@@ -1,0 +1,40 @@
+"""One buffer through the tree: parse once, one walk, every rewriter and rule.
+
+This is the heart the pipeline calls for each file; tests call it directly with bytes.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from hipport import rewrite, rules
+from hipport.context import Context
+from hipport.options import Options
+from hipport.parse import parse, walk
+
+
+@lru_cache(maxsize=8)
+def mapping_view(rocm: tuple[int, ...], roc: bool, experimental: bool):
+    """The mapping table seen from one target, loaded once per process."""
+    from hipport.mapping import load_table
+
+    return load_table().view(rocm, roc=roc, experimental=experimental)
+
+
+def analyze(src: bytes, path: str, options: Options) -> Context:
+    """Parse ``src`` and run every registered rewriter and rule over it in one walk."""
+    tree = parse(src)
+    view = mapping_view(options.rocm, options.roc, options.experimental)
+    ctx = Context(path=path, src=src, tree=tree, options=options, view=view)
+    registries = (rewrite.load(), rules.load())
+    table: dict[str, list] = {}
+    for reg in registries:
+        for node_type, fns in reg.visitors.items():
+            table.setdefault(node_type, []).extend(fns)
+    for node in walk(tree.root_node):
+        for fn in table.get(node.type, ()):
+            fn(node, ctx)
+    for reg in registries:
+        for fn in reg.file_visitors:
+            fn(ctx)
+    return ctx

@@ -1,0 +1,1 @@
+"""Report renderers: one module per format, all taking the same Report value."""

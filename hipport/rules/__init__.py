@@ -1,0 +1,23 @@
+"""The porting-risk rules, one module per family; importing ``load()`` registers them all.
+
+Families (codes are stable, like compiler warnings): HP1xx API mapping, HP2xx warp size,
+HP3xx device features, HP4xx libraries, HP5xx build and Python.
+"""
+
+from __future__ import annotations
+
+from hipport.registry import Registry
+
+REGISTRY = Registry()
+
+#: Family modules, imported by ``load()``; each registers its rules and visitors.
+FAMILY_MODULES: tuple[str, ...] = ()
+
+
+def load() -> Registry:
+    """Import every family module once and return the filled registry."""
+    import importlib
+
+    for name in FAMILY_MODULES:
+        importlib.import_module(f"hipport.rules.{name}")
+    return REGISTRY
