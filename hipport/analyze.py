@@ -1,6 +1,9 @@
 """One buffer through the tree: parse once, one walk, every rewriter and rule.
 
 This is the heart the pipeline calls for each file; tests call it directly with bytes.
+``#define`` bodies are reparsed as code during the walk (``walk_with_macro_bodies``), so
+every visitor also sees the identifiers, launches and masks inside macros, at their real
+byte offsets.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from functools import lru_cache
 from hipport import rewrite, rules
 from hipport.context import Context
 from hipport.options import Options
-from hipport.parse import parse, walk
+from hipport.parse import parse, walk_with_macro_bodies
 
 
 @lru_cache(maxsize=8)
@@ -31,10 +34,13 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
     for reg in registries:
         for node_type, fns in reg.visitors.items():
             table.setdefault(node_type, []).extend(fns)
-    for node in walk(tree.root_node):
+    for node in walk_with_macro_bodies(src, tree.root_node):
         for fn in table.get(node.type, ()):
             fn(node, ctx)
     for reg in registries:
         for fn in reg.file_visitors:
             fn(ctx)
+    # Two rules (or a rule seeing a macro body twice) may describe the same thing at the
+    # same place; a reader wants it once.
+    ctx.findings = list({(f.code, f.line, f.col, f.message): f for f in ctx.findings}.values())
     return ctx

@@ -7,10 +7,15 @@ the commands so that ``hipport --version`` and ``--help`` start instantly.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from hipport import __version__
+
+if TYPE_CHECKING:
+    from hipport.options import Options
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -31,6 +36,235 @@ def main() -> None:
     Targets: --rocm 6.3 or --rocm 7.2.1 (default). Exit status: 0 ok, 1 findings at or
     above --fail-on, 2 usage or I/O errors.
     """
+
+
+# -- shared option handling --------------------------------------------------------
+
+def _rocm_option(f):
+    return click.option(
+        "--rocm", "rocm", metavar="VERSION", default=None,
+        help="Target ROCm release: 6.3 or 7.2.1 (default), any X.Y[.Z] accepted.",
+    )(f)
+
+
+def target_options(f):
+    """Flags shared by convert, scan and check; each overrides [tool.hipport]."""
+    decorators = [
+        _rocm_option,
+        click.option("--roc", is_flag=True, default=None,
+                     help="Map math libraries to roc* (rocBLAS, rocSPARSE…) where the tables give a ROC name."),
+        click.option("--experimental", is_flag=True, default=None,
+                     help="Also apply mappings HIPIFY marks experimental (otherwise reported)."),
+        click.option("--extensions", metavar=".cu,.cuh,...", default=None,
+                     help="Comma-separated extensions treated as sources (default .cu .cuh .c .cc .cpp .cxx .h .hh .hpp .hxx .inl .inc)."),
+        click.option("--exclude", multiple=True, metavar="GLOB",
+                     help="Skip paths matching GLOB (repeatable)."),
+        click.option("--ignore", multiple=True, metavar="CODE",
+                     help="Do not report rule CODE, or a family like HP2XX (repeatable)."),
+        click.option("--hip-guard", "hip_guards", multiple=True, metavar="MACRO",
+                     help="A project macro meaning 'compiled for HIP' (like GGML_USE_HIP); repeatable."),
+        click.option("-j", "--jobs", type=click.IntRange(min=0), default=None,
+                     help="Worker processes (default: one per CPU; 1 runs in-process)."),
+        click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+                     default=None, help="pyproject.toml to read [tool.hipport] from (default: nearest to the first input)."),
+        click.option("-q", "--quiet", is_flag=True, help="No summary or progress on standard error."),
+    ]
+    for d in reversed(decorators):
+        f = d(f)
+    return f
+
+
+def build_options(ctx: click.Context, paths: list[Path], **fixed) -> "Options":
+    """Flags → Options, folding in [tool.hipport] where a flag was not given."""
+    from hipport.findings import Severity
+    from hipport.options import (
+        ConfigError, Options, apply_project_config, find_project_config, read_project_config,
+    )
+    from hipport.versions import parse_version
+
+    p = ctx.params
+    explicit: set[str] = set()
+    opts = Options(**fixed)
+    changes: dict = {}
+    try:
+        if p.get("rocm"):
+            changes["rocm"] = parse_version(p["rocm"])
+        for name in ("roc", "experimental"):
+            if p.get(name):
+                changes[name] = True
+        if p.get("launch_syntax"):
+            changes["launch_syntax"] = p["launch_syntax"]
+        if p.get("fail_on"):
+            changes["fail_on"] = Severity.parse(p["fail_on"])
+        if p.get("extensions"):
+            exts = tuple(e.strip() if e.strip().startswith(".") else "." + e.strip()
+                         for e in p["extensions"].split(",") if e.strip())
+            changes["extensions"] = exts
+        if p.get("jobs") is not None:
+            changes["jobs"] = p["jobs"]
+    except ValueError as e:
+        raise click.UsageError(str(e)) from e
+    explicit = set(changes)
+    opts = opts.with_(**changes)
+    if p.get("exclude"):
+        opts = opts.with_(exclude=opts.exclude + tuple(p["exclude"]))
+    if p.get("ignore"):
+        opts = opts.with_(ignore=opts.ignore | {c.upper() for c in p["ignore"]})
+    if p.get("hip_guards"):
+        opts = opts.with_(hip_guards=opts.hip_guards + tuple(p["hip_guards"]))
+    config = p.get("config_path") or (find_project_config(paths[0]) if paths else None)
+    if config is not None:
+        try:
+            opts = apply_project_config(opts, read_project_config(config), config, explicit)
+        except ConfigError as e:
+            raise click.UsageError(str(e)) from e
+    return opts
+
+
+def _fail_on_option(default: str | None):
+    return click.option(
+        "--fail-on", type=click.Choice(["blocker", "high", "medium", "low", "info"]),
+        default=default, help="Exit 1 when a finding is at or above this severity"
+        + (f" (default: {default})." if default else " (default: never)."),
+    )
+
+
+def _summary_line(report) -> str:
+    s = report.summary()
+    by_status = s["files_by_status"]
+    parts = [f"{s['files']} files"]
+    parts += [f"{n} {k}" for k, n in by_status.items()]
+    sev = ", ".join(f"{n} {k}" for k, n in s["by_severity"].items() if n) or "none"
+    line = f"hipport: {'; '.join([', '.join(parts)])}; {s['rewrites']} rewrites; findings: {sev}"
+    if s["fixed"]:
+        line += f" ({s['fixed']} fixed)"
+    return line
+
+
+def _write_report(report, dest: Path, fmt: str | None) -> None:
+    from hipport.files import atomic_write
+    from hipport.report import render
+
+    fmt = fmt or _format_for(dest)
+    atomic_write(dest, render(report, fmt).encode("utf-8"))
+
+
+def _format_for(path: Path) -> str:
+    return {".json": "json", ".sarif": "sarif", ".html": "html", ".htm": "html",
+            ".txt": "text", ".md": "markdown"}.get(path.suffix.lower(), "markdown")
+
+
+def _print_errors(report) -> None:
+    for f in report.errors:
+        click.echo(f"hipport: error: {f.path}: {f.message}", err=True)
+
+
+# -- convert ------------------------------------------------------------------------
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", metavar="PATH",
+              help="Output file (one input file), directory (mirrors the tree), or - for stdout.")
+@click.option("--in-place", is_flag=True, help="Overwrite the inputs, keeping FILE.prehip backups.")
+@click.option("--no-backup", is_flag=True, help="With --in-place: keep no .prehip backups.")
+@click.option("--diff", is_flag=True, help="Print a unified diff and write nothing.")
+@click.option("--launch-syntax", type=click.Choice(["cuda", "hip"]), default=None,
+              help="Keep k<<<...>>>() (cuda, default) or write hipLaunchKernelGGL (hip).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the report (format from the extension: .md .json .sarif .html .txt).")
+@click.option("--no-report", is_flag=True, help="Write no report file.")
+@_fail_on_option(None)
+@target_options
+@click.pass_context
+def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_place: bool,
+            no_backup: bool, diff: bool, report_path: Path | None, no_report: bool,
+            quiet: bool, **_: object) -> None:
+    """Rewrite CUDA sources as HIP for the target ROCm release.
+
+    \b
+    Where output goes:
+      hipport convert a.cu -o a.hip         one file
+      hipport convert src/ -o hip/          mirror a tree (other files copied)
+      hipport convert a.cu -o -             to standard output
+      hipport convert src/ --in-place       overwrite, keeping FILE.prehip backups
+      hipport convert src/ --diff           show a unified diff, write nothing
+      hipport convert src/                  src-hip/ beside src/ (a.cu alone: a.cu.hip)
+
+    The porting-risk report goes to hipport-report.md in the output root (--report to
+    choose, --no-report for none). Names the target cannot map are left as written and
+    reported, never guessed.
+    """
+    from hipport.convert import UsageError, convert as run_convert, plan
+    from hipport.pipeline import collect, exit_status
+
+    inputs = list(paths)
+    opts = build_options(ctx, inputs, apply_fixes=True)
+    try:
+        the_plan = plan(inputs, output, in_place=in_place, diff=diff, backup=not no_backup)
+    except UsageError as e:
+        raise click.UsageError(str(e)) from e
+    out = click.get_binary_stream("stdout")
+
+    def emit(data: str | bytes) -> None:
+        out.write(data if isinstance(data, bytes) else data.encode("utf-8", "surrogateescape"))
+        out.flush()
+
+    report = collect(run_convert(the_plan, opts, emit), opts, "convert")
+    dest = report_path
+    if dest is None and not no_report and the_plan.report_dir is not None:
+        dest = the_plan.report_dir / "hipport-report.md"
+    if dest is not None and not no_report:
+        try:
+            _write_report(report, dest, None)
+        except OSError as e:
+            click.echo(f"hipport: error: {dest}: cannot write report: {e.strerror or e}", err=True)
+            ctx.exit(EXIT_USAGE)
+    _print_errors(report)
+    if not quiet:
+        line = _summary_line(report)
+        if dest is not None and not no_report:
+            line += f"; report: {dest}"
+        click.echo(line, err=True)
+    ctx.exit(exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None))
+
+
+# -- scan ---------------------------------------------------------------------------
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "markdown", "json", "sarif", "html"]),
+              default="text", help="Report format (default text; colored on a terminal).")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the report to a file instead of standard output.")
+@_fail_on_option(None)
+@target_options
+@click.pass_context
+def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | None,
+         quiet: bool, **_: object) -> None:
+    """Report what needs a person to port PATHS to HIP; writes no sources.
+
+    Every finding has a stable rule code (hipport rules CODE explains it), a severity, the
+    exact line, and what to do. Suppress one with // hipport: ignore[HP201].
+    """
+    from hipport.pipeline import collect, exit_status, scan_paths
+    from hipport.report import render
+
+    inputs = list(paths)
+    opts = build_options(ctx, inputs)
+    report = collect(scan_paths(inputs, opts), opts, "scan")
+    if output is not None:
+        try:
+            _write_report(report, output, fmt)
+        except OSError as e:
+            click.echo(f"hipport: error: {output}: cannot write report: {e.strerror or e}", err=True)
+            ctx.exit(EXIT_USAGE)
+    else:
+        click.echo(render(report, fmt, color=fmt == "text" and sys.stdout.isatty()), nl=False)
+    if output is not None or fmt != "text":
+        _print_errors(report)
+    if not quiet and (output is not None or fmt != "text"):
+        click.echo(_summary_line(report), err=True)
+    ctx.exit(exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -39,6 +39,8 @@ class Context:
     findings: list[Finding] = field(default_factory=list)
     edits: list[Edit] = field(default_factory=list)
     rewrites: int = 0  # identifiers/includes/launches rewritten, for the summary
+    #: Per-file notes one visitor leaves for a later one (e.g. which headers are included).
+    scratch: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.src)]

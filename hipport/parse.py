@@ -99,3 +99,67 @@ def is_device_code(src: bytes, node: Node) -> bool:
     if func is None:
         return False
     return bool(function_qualifiers(src, func) & {"__global__", "__device__"})
+
+
+MACRO_DEFINITIONS = frozenset({"preproc_def", "preproc_function_def"})
+
+
+def macro_body_range(src: bytes, node: Node) -> tuple[int, int] | None:
+    """Byte range of a ``#define``'s replacement text, found textually.
+
+    The grammar gives the body as opaque text (and a comment inside a body can even
+    mangle the node's children), so the name and parameter list are skipped by hand.
+    """
+    i, end = node.start_byte, node.end_byte
+    while end > i and src[end - 1:end] in (b"\n", b"\r"):
+        end -= 1
+    i = src.index(b"define", i, end) + len(b"define")
+    while i < end and src[i:i + 1] in b" \t":
+        i += 1
+    while i < end and (src[i:i + 1].isalnum() or src[i:i + 1] == b"_"):
+        i += 1
+    if src[i:i + 1] == b"(":
+        close = src.find(b")", i, end)
+        if close < 0:
+            return None
+        i = close + 1
+    while i < end and src[i:i + 1] in b" \t":
+        i += 1
+    return (i, end) if i < end else None
+
+
+def _point(src: bytes, offset: int) -> tuple[int, int]:
+    row = src.count(b"\n", 0, offset)
+    return row, offset - (src.rfind(b"\n", 0, offset) + 1)
+
+
+def parse_range(src: bytes, start: int, end: int) -> Tree:
+    """Parse only ``src[start:end]``, keeping the real byte offsets in the resulting nodes."""
+    rng = tree_sitter.Range(_point(src, start), _point(src, end), start, end)
+    parser = tree_sitter.Parser(_parser().language, included_ranges=[rng])
+    return parser.parse(src)
+
+
+def walk_with_macro_bodies(src: bytes, root: Node) -> Iterator[Node]:
+    """Like ``walk``, but a ``#define``'s body is reparsed as code and walked in its place.
+
+    Every node still carries offsets into ``src``, so rewriters and rules handle macro
+    bodies exactly like other code (identifiers, launches, masks inside ``#define``).
+    """
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        yield node
+        descend = node.type not in MACRO_DEFINITIONS
+        if not descend:
+            body = macro_body_range(src, node)
+            if body is not None:
+                sub = parse_range(src, *body).root_node
+                for n in walk(sub):
+                    if n is not sub and n.start_byte >= body[0]:
+                        yield n
+        if descend and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return

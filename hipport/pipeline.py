@@ -1,0 +1,148 @@
+"""Files through the stages: read → pre-filter → parse/rewrite/rules (``analyze``) → result.
+
+Used by convert, scan, check and deps. Workers only compute; they never write (the
+writers in ``convert`` do, in the parent process). Results come back in input order
+whatever the job count, streamed so memory stays bounded on very large trees.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hipport.edits import EditConflict, apply_edits
+from hipport.files import FileError, SourceFile, discover, is_binary, looks_like_cuda, read_bytes
+from hipport.findings import Finding, Severity
+from hipport.options import Options
+from hipport.report.model import FileOutcome, Report
+
+#: Below this many files a process pool costs more than it saves.
+POOL_THRESHOLD = 16
+
+
+@dataclass
+class FileResult:
+    path: str  # as the user would write it (input path joined with the relative path)
+    rel: str  # relative to its input root (for output trees)
+    status: str  # converted | unchanged | skipped | error | other
+    output: bytes | None = None  # new bytes when converted
+    findings: list[Finding] = field(default_factory=list)
+    rewrites: int = 0
+    error: str | None = None
+    note: str = ""  # e.g. "not valid UTF-8; bytes preserved"
+    source: SourceFile | None = None
+
+
+def process(sf: SourceFile, options: Options) -> FileResult:
+    """One file through every stage; never raises for a bad file."""
+    display = str(sf.path)
+    result = FileResult(path=display, rel=sf.rel.as_posix(), status="other", source=sf)
+    if not sf.is_source:
+        return result
+    try:
+        data = read_bytes(sf.path)
+    except OSError as e:
+        result.status, result.error = "error", f"cannot read: {e.strerror or e}"
+        return result
+    if is_binary(data):
+        result.status, result.note = "skipped", "binary file (NUL bytes); left as it is"
+        return result
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        result.note = f"not valid UTF-8 at byte {e.start}; other bytes converted, these preserved"
+    if not looks_like_cuda(data):
+        result.status = "unchanged"
+        return result
+    from hipport.analyze import analyze  # deferred: tree-sitter loads only when needed
+
+    ctx = analyze(data, display, options)
+    result.findings = sorted(ctx.findings, key=Finding.sort_key)
+    result.rewrites = ctx.rewrites
+    try:
+        new = apply_edits(data, ctx.edits) if ctx.edits else data
+    except EditConflict as e:  # a rewriter bug: report it, keep the file as it was
+        result.status, result.error = "error", f"internal: {e}"
+        return result
+    if new != data:
+        result.status, result.output = "converted", new
+    else:
+        result.status = "unchanged"
+    return result
+
+
+_worker_options: Options | None = None
+
+
+def _init_worker(options: Options) -> None:
+    global _worker_options
+    _worker_options = options
+
+
+def _process_in_worker(sf: SourceFile) -> FileResult:
+    assert _worker_options is not None
+    return process(sf, _worker_options)
+
+
+def effective_jobs(options: Options) -> int:
+    return options.jobs if options.jobs > 0 else (os.cpu_count() or 1)
+
+
+def run(files: Iterable[SourceFile], options: Options) -> Iterator[FileResult]:
+    """Process files in order; in a pool when there are many and jobs > 1."""
+    files = list(files)
+    jobs = effective_jobs(options)
+    if jobs <= 1 or len(files) < POOL_THRESHOLD:
+        for sf in files:
+            yield process(sf, options)
+        return
+    ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    chunk = max(1, min(32, len(files) // (jobs * 8)))
+    with ctx.Pool(jobs, initializer=_init_worker, initargs=(options,)) as pool:
+        yield from pool.imap(_process_in_worker, files, chunksize=chunk)
+
+
+def run_paths(
+    paths: Iterable[Path], options: Options, *, avoid: Path | None = None
+) -> Iterator[FileResult]:
+    """Discover then process; discovery errors come back as error results in their place."""
+    found: list[SourceFile] = []
+    errors: list[FileResult] = []
+    for item in discover(paths, options, avoid=avoid):
+        if isinstance(item, FileError):
+            errors.append(FileResult(path=str(item.path), rel=item.path.name, status="error",
+                                     error=item.message))
+        else:
+            found.append(item)
+    yield from errors
+    yield from run(found, options)
+
+
+def scan_paths(paths: Iterable[Path], options: Options) -> Iterator[FileResult]:
+    """Findings only (no fixes applied): what ``scan``, ``check`` and ``deps`` use."""
+    yield from run_paths(paths, options.with_(apply_fixes=False))
+
+
+def collect(results: Iterable[FileResult], options: Options, command: str) -> Report:
+    """Fold results into a Report (findings, per-file outcomes, the rules that fired)."""
+    from hipport import __version__, rules
+
+    report = Report(tool_version=__version__, target=options.rocm, command=command)
+    for r in results:
+        report.findings.extend(r.findings)
+        report.files.append(FileOutcome(r.path, r.status, r.rewrites, r.error or r.note))
+    registry = rules.load().rules
+    report.rules = {c: registry[c] for c in sorted({f.code for f in report.findings}) if c in registry}
+    return report
+
+
+def exit_status(report: Report, fail_on: Severity | None) -> int:
+    """2 when any file failed, 1 when asked to fail on findings and one is at or above, else 0."""
+    if report.errors:
+        return 2
+    if fail_on is not None and any(f.severity >= fail_on and not f.fixed for f in report.findings):
+        return 1
+    return 0

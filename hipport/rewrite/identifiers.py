@@ -1,0 +1,44 @@
+"""Rename CUDA API identifiers (functions, types, enum values, macros, namespaces).
+
+Only identifier tokens of the syntax tree are touched, so comments and string literals
+never change. What a name becomes, and whether it may be rewritten for the target, is the
+mapping view's decision; names it does not apply stay as written and HP1xx rules report
+them. Macro bodies are text to the grammar: ``macros.py`` reparses them and calls
+``rename`` with an offset.
+"""
+
+from __future__ import annotations
+
+from hipport.context import Context
+from hipport.parse import Node
+from hipport.rewrite import REGISTRY
+
+#: Leaf node types that name things. ``field_identifier`` (``s.member``) is left alone:
+#: struct members keep their names across CUDA and HIP.
+NAME_NODES = ("identifier", "type_identifier", "namespace_identifier")
+
+
+def target_for(ctx: Context, node: Node, name: str) -> str | None:
+    """The new spelling of one name token, or None to leave it."""
+    if node.type == "namespace_identifier":
+        ns = ctx.view.namespace(name)
+        if ns and ns != name:
+            return ns
+    macro = ctx.view.macro(name)
+    if macro is not None:
+        return macro.target if macro.action == "rewrite" and macro.target != name else None
+    res = ctx.view.resolve(name)
+    if res is not None and res.apply and res.target and res.target != name:
+        return res.target
+    return None
+
+
+@REGISTRY.visits(*NAME_NODES)
+def rename(node: Node, ctx: Context, src: bytes | None = None, offset: int = 0) -> None:
+    """Rewrite one identifier leaf; ``src``/``offset`` locate nodes of a reparsed macro body."""
+    buf = ctx.src if src is None else src
+    name = buf[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    new = target_for(ctx, node, name)
+    if new is not None:
+        ctx.edit(offset + node.start_byte, offset + node.end_byte, new)
+        ctx.rewrites += 1

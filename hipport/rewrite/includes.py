@@ -1,0 +1,91 @@
+"""Rewrite ``#include`` paths, merge duplicates, and add ``hip/hip_runtime.h`` where nvcc
+would have included ``cuda_runtime.h`` implicitly.
+
+Only the path between the delimiters changes; ``<>`` vs ``""``, trailing comments and
+line endings stay. Two CUDA headers that map to one HIP header (``cuda.h`` and
+``cuda_runtime.h`` both → ``hip/hip_runtime.h``) would include it twice: the second
+include in the same preprocessor branch is removed. Includes in different ``#if``
+branches are independent.
+"""
+
+from __future__ import annotations
+
+from hipport.context import Context
+from hipport.parse import Node
+from hipport.rewrite import REGISTRY
+
+HIP_RUNTIME = "hip/hip_runtime.h"
+#: nvcc includes cuda_runtime.h in every translation unit it compiles as CUDA; hipcc
+#: does not, so these files get an explicit include when they use HIP.
+IMPLICIT_RUNTIME_SUFFIXES = (".cu", ".cuh")
+_DEVICE_MARKERS = (b"__global__", b"__device__", b"__shared__", b"threadIdx", b"<<<", b"blockIdx")
+
+
+def _included(ctx: Context) -> set[tuple[int, str]]:
+    """(branch id, header) pairs seen so far in this file."""
+    return ctx.scratch.setdefault("includes", set())
+
+
+@REGISTRY.visits("preproc_include")
+def rewrite_include(node: Node, ctx: Context) -> None:
+    path_node = node.child_by_field_name("path")
+    if path_node is None or path_node.type not in ("system_lib_string", "string_literal"):
+        return  # #include MACRO: nothing to rewrite textually
+    inner_start, inner_end = path_node.start_byte + 1, path_node.end_byte - 1
+    header = ctx.src[inner_start:inner_end].decode("utf-8", "replace").strip()
+    res = ctx.view.header(header)
+    seen = _included(ctx)
+    branch = node.parent.id if node.parent is not None else 0
+    if res is None or not res.apply:
+        seen.add((branch, header))
+        return
+    if res.action == "drop":
+        ctx.edit(node.start_byte, node.end_byte, b"")
+        ctx.rewrites += 1
+        return
+    if res.action != "map" or not res.target:
+        seen.add((branch, header))
+        return
+    if (branch, res.target) in seen:
+        ctx.edit(node.start_byte, node.end_byte, b"")  # already included in this branch
+    elif res.target != header:
+        ctx.edit(inner_start, inner_end, res.target)
+    seen.add((branch, res.target))
+    ctx.rewrites += 1
+
+
+@REGISTRY.visits_file
+def add_hip_runtime(ctx: Context) -> None:
+    """Insert ``#include <hip/hip_runtime.h>`` once, before the first top-level include."""
+    if not ctx.path.lower().endswith(IMPLICIT_RUNTIME_SUFFIXES):
+        return
+    if any(h == HIP_RUNTIME for _, h in _included(ctx)):
+        return
+    if ctx.rewrites == 0 and not any(m in ctx.src for m in _DEVICE_MARKERS):
+        return
+    newline = b"\r\n" if b"\r\n" in ctx.src else b"\n"
+    ctx.edit(*(_insertion_point(ctx),) * 2, b"#include <" + HIP_RUNTIME.encode() + b">" + newline)
+    ctx.rewrites += 1
+
+
+def _insertion_point(ctx: Context) -> int:
+    """Before the first top-level ``#include``; else after a header guard or ``#pragma
+    once``; else before the first code (after the leading comment block)."""
+    root = ctx.tree.root_node
+    children = [c for c in root.children]
+    for c in children:
+        if c.type == "preproc_include":
+            return c.start_byte
+    first = next((c for c in children if c.type != "comment"), None)
+    if first is None:
+        return len(ctx.src)
+    if first.type == "preproc_ifdef" and first.children[0].type == "#ifndef":
+        inner = [c for c in first.children[2:] if c.type != "comment"]
+        for c in inner:
+            if c.type == "preproc_include":
+                return c.start_byte
+        if inner and inner[0].type == "preproc_def":
+            return inner[0].end_byte
+    if first.type == "preproc_call" and ctx.text(first).split()[:2] == ["#pragma", "once"]:
+        return first.end_byte
+    return first.start_byte
