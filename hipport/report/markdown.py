@@ -1,0 +1,155 @@
+"""The Markdown report written beside converted sources (hipport-report.md), for GitHub.
+
+Everything that came from a scanned file (paths, messages, source text) is escaped: a
+``|`` would otherwise split a table cell, a backtick open a code span, and ``<tag>`` be
+swallowed as HTML. Rule docs are hipport's own Markdown and go in unescaped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipport.findings import Effort, Finding
+from hipport.report.common import SEVERITIES_DESC, by_path, rocm_range, rules_seen
+from hipport.report.model import Report
+
+_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>|~&#!])")
+_BACKTICKS_RE = re.compile(r"`+")
+
+
+def escape(text: str) -> str:
+    """Plain text safe in a paragraph or a table cell: punctuation escaped, one line."""
+    return "<br>".join(_SPECIAL_RE.sub(r"\\\1", text).splitlines())
+
+
+def code(text: str) -> str:
+    """A code span that holds any text: the fence is longer than any backtick run inside.
+
+    ``|`` is escaped even inside the span, because GFM splits table cells before it
+    parses code spans (and unescapes ``\\|`` afterwards).
+    """
+    longest = max((len(m) for m in _BACKTICKS_RE.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
+    body = " ".join(text.splitlines()).replace("|", "\\|")
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def anchor(rule_code: str) -> str:
+    return "rule-" + re.sub(r"[^a-z0-9-]", "", rule_code.lower())
+
+
+def _table(header: list[str], rows: list[list[str]], align: str) -> list[str]:
+    """A GFM table; ``align`` has one character per column, ``l`` or ``r``."""
+    rule = ["---:" if a == "r" else "---" for a in align]
+    return [
+        "| " + " | ".join(header) + " |",
+        "| " + " | ".join(rule) + " |",
+        *("| " + " | ".join(row) + " |" for row in rows),
+    ]
+
+
+def _summary(report: Report) -> list[str]:
+    s = report.summary()
+    statuses = ", ".join(f"{k} {v}" for k, v in s["files_by_status"].items())
+    rows = [
+        ["Files", f"{s['files']}" + (f" ({escape(statuses)})" if statuses else "")],
+        ["Rewrites", str(s["rewrites"])],
+        ["Findings", str(s["findings"])],
+        ["Open", str(s["findings"] - s["fixed"])],
+        ["Fixed automatically", str(s["fixed"])],
+        ["Errors", str(len(report.errors))],
+    ]
+    return ["## Summary", "", *_table(["", "Count"], rows, "lr")]
+
+
+def _by_family(report: Report) -> list[str]:
+    counts: dict[str, dict[str, int]] = {}
+    for f in report.findings:
+        counts.setdefault(f.code[:3] + "xx", {}).setdefault(str(f.severity), 0)
+        counts[f.code[:3] + "xx"][str(f.severity)] += 1
+    sevs = [str(s) for s in SEVERITIES_DESC]
+    rows = [
+        [fam, *(str(by_sev.get(s, 0)) for s in sevs), str(sum(by_sev.values()))]
+        for fam, by_sev in sorted(counts.items())
+    ]
+    totals = report.summary()["by_severity"]
+    rows.append(["**Total**", *(f"**{totals[s]}**" for s in sevs), f"**{len(report.findings)}**"])
+    return [
+        "## By family and severity",
+        "",
+        *_table(["Family", *sevs, "Total"], rows, "l" + "r" * (len(sevs) + 1)),
+    ]
+
+
+def _effort(report: Report) -> list[str]:
+    counts = report.summary()["by_effort"]
+    rows = [[str(e), str(counts[str(e)])] for e in sorted(Effort, reverse=True) if str(e) in counts]
+    if not rows:
+        return []
+    return ["## Effort (open findings)", "", *_table(["Effort", "Findings"], rows, "lr")]
+
+
+def _finding_row(f: Finding) -> list[str]:
+    severity = str(f.severity) + (" (fixed)" if f.fixed else "")
+    return [
+        f"{f.line}:{f.col}",
+        f"[{f.code}](#{anchor(f.code)})",
+        severity,
+        escape(f.message),
+        code(f.source_line.strip()) if f.source_line.strip() else "",
+        escape(f.suggestion),
+    ]
+
+
+def _findings(report: Report) -> list[str]:
+    groups = by_path(report)
+    if not groups:
+        return ["## Findings", "", "No findings."]
+    lines = ["## Findings"]
+    for path, findings in groups.items():
+        lines += ["", f"### {code(path)}", ""]
+        lines += _table(
+            ["Line", "Rule", "Severity", "Message", "Source", "Suggestion"],
+            [_finding_row(f) for f in findings],
+            "rlllll",
+        )
+    return lines
+
+
+def _errors(report: Report) -> list[str]:
+    if not report.errors:
+        return []
+    rows = [[code(e.path), escape(e.message)] for e in sorted(report.errors, key=lambda e: e.path)]
+    return ["## Errors", "", *_table(["File", "Message"], rows, "ll")]
+
+
+def _rules(report: Report) -> list[str]:
+    rules = rules_seen(report)
+    if not rules:
+        return []
+    lines = ["## Rules"]
+    for r in rules:
+        meta = (
+            f"{code(r.slug)} · {r.severity} · effort {r.effort} · ROCm {escape(rocm_range(r))}"
+            f" · `hipport rules {r.code}`"
+        )
+        lines += ["", f'<a id="{anchor(r.code)}"></a>', "", f"### {r.code}: {escape(r.title)}", "", meta]
+        if r.doc:
+            lines += ["", "<details><summary>Why, and how to fix</summary>", "", r.doc, "", "</details>"]
+    return lines
+
+
+def render(report: Report, *, color: bool = False) -> str:
+    """Title, summary, family × severity, effort, findings per file, errors, rules."""
+    sections = [
+        [f"# hipport porting report: ROCm {report.target_name}", "",
+         f"{code('hipport ' + report.command)} · hipport {escape(report.tool_version)}"],
+        _summary(report),
+        _by_family(report),
+        _effort(report),
+        _findings(report),
+        _errors(report),
+        _rules(report),
+    ]
+    return "\n\n".join("\n".join(s) for s in sections if s) + "\n"
