@@ -267,5 +267,31 @@ def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | N
     ctx.exit(exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None))
 
 
+# -- rules --------------------------------------------------------------------------
+
+@main.command("rules")
+@click.argument("code", required=False)
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]),
+              default="text", help="text (default), json, or markdown (a docs page).")
+def rules_command(code: str | None, fmt: str) -> None:
+    """List every rule, or print one rule's page: hipport rules HP201.
+
+    CODE may also be a slug (warp-mask-32bit). The list shows each rule's code, severity,
+    slug, the ROCm releases it applies to, and title.
+    """
+    from hipport.report import catalog
+    from hipport.rules import load
+
+    rules = load().rules
+    if code is None:
+        click.echo(catalog.render_list(rules.values(), fmt), nl=False)
+        return
+    rule = catalog.find(rules, code)
+    if rule is None:
+        click.echo(catalog.unknown_message(rules, code), err=True)
+        raise click.exceptions.Exit(EXIT_USAGE)
+    click.echo(catalog.render_page(rule, fmt), nl=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
