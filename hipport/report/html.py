@@ -44,14 +44,15 @@ a { color:var(--link); text-decoration:none; } a:hover { text-decoration:underli
 code, pre, .mono { font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",
   "Liberation Mono",monospace; font-size:13px; }
 header { padding:24px 32px 8px; border-bottom:1px solid var(--line); }
+header > * { max-width:1136px; } /* line up with main's content box */
 header h1 { margin:0; font-size:24px; } .meta { color:var(--muted); margin:4px 0 16px; }
 main { padding:8px 32px 48px; max-width:1200px; }
 h2 { font-size:19px; margin:32px 0 12px; padding-bottom:6px; border-bottom:1px solid var(--line); }
-.cards { display:flex; flex-wrap:wrap; gap:12px; margin-bottom:16px; }
-.card { flex:1 1 0; background:var(--panel); border:1px solid var(--line); border-radius:8px;
-  padding:8px 14px; min-width:84px; }
+.cards { display:grid; grid-template-columns:repeat(auto-fill,minmax(96px,1fr)); gap:12px;
+  margin-bottom:16px; }
+.card { background:var(--panel); border:1px solid var(--line); border-radius:8px;
+  border-top:4px solid var(--c, var(--line)); padding:8px 14px; }
 .card b { display:block; font-size:24px; line-height:1.2; } .card span { color:var(--muted); font-size:13px; }
-.card.sev { border-top:4px solid var(--c); }
 .grid { display:grid; grid-template-columns:repeat(auto-fit,minmax(320px,1fr)); gap:24px; }
 .bars { display:grid; grid-template-columns:max-content 1fr max-content; gap:6px 10px;
   align-items:center; }
@@ -79,8 +80,8 @@ th { font-size:13px; color:var(--muted); font-weight:600; } td.num, th.num { tex
 .src { background:var(--panel); border-radius:4px; padding:6px 10px; margin:6px 0;
   overflow-x:auto; white-space:pre; tab-size:4; }
 .src .ln { color:var(--muted); user-select:none; margin-right:12px; }
-.src mark { background:var(--mark); color:inherit; border-radius:2px;
-  text-decoration:underline wavy var(--c); text-underline-offset:3px; }
+.src mark { background:var(--mark); color:inherit; border-bottom:2px solid var(--c); }
+
 .fix { color:var(--muted); } .fix b { color:var(--fg); }
 .rule { border:1px solid var(--line); border-radius:8px; padding:4px 18px 8px; margin:14px 0; }
 .rule h3 .mono { font-size:inherit; }
@@ -114,7 +115,7 @@ def _header(report: Report) -> str:
         f'<div class="card"><b id="finding-count">{s["findings"]}</b><span>findings</span></div>',
         f'<div class="card"><b id="open-count">{open_}</b><span>open</span></div>',
         *(
-            f'<div class="card sev" {_var(sev)}><b>{s["by_severity"][str(sev)]}</b>'
+            f'<div class="card" {_var(sev)}><b>{s["by_severity"][str(sev)]}</b>'
             f"<span>{sev}</span></div>"
             for sev in SEVERITIES_DESC
         ),
