@@ -267,6 +267,107 @@ def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | N
     ctx.exit(exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None))
 
 
+# -- check --------------------------------------------------------------------------
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--baseline", "baseline_path", metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Fail only on findings not recorded in FILE (made with --write-baseline).")
+@click.option("--write-baseline", "write_baseline_path", metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Record every current finding in FILE and exit 0 (2 on errors).")
+@click.option("--no-cache", is_flag=True,
+              help="Neither read nor write the result cache ($HIPPORT_CACHE_DIR, else ~/.cache/hipport).")
+@_fail_on_option("high")
+@target_options
+@click.pass_context
+def check(ctx: click.Context, paths: tuple[Path, ...], baseline_path: Path | None,
+          write_baseline_path: Path | None, no_cache: bool, quiet: bool, **_: object) -> None:
+    """The commit gate: exit 1 when FILES have findings at or above --fail-on.
+
+    \b
+    One line per finding, compiler style:
+      src/reduce.cu:12:5: HP201 high: ... [warp-mask-32bit]
+    Exit status: 0 clean, 1 findings at or above --fail-on, 2 unreadable files or bad
+    configuration. Results are cached by file content, target and options. For an
+    existing codebase, record today's findings once with --write-baseline and gate new
+    code with --baseline. Suppress one finding with // hipport: ignore[HP201].
+    """
+    from click.core import ParameterSource
+
+    from hipport.check import BaselineError, format_finding, run_check, write_baseline
+
+    if baseline_path is not None and write_baseline_path is not None:
+        raise click.UsageError("--baseline and --write-baseline do not go together")
+    if ctx.get_parameter_source("fail_on") is ParameterSource.DEFAULT:
+        ctx.params["fail_on"] = None  # so that [tool.hipport] fail-on can still apply
+    inputs = list(paths)
+    opts = build_options(ctx, inputs)
+    try:
+        run = run_check(inputs, opts, baseline=baseline_path, use_cache=not no_cache)
+        _print_errors(run.report)
+        if write_baseline_path is not None:
+            if run.report.errors:
+                click.echo(f"hipport: baseline not written: {len(run.report.errors)} file(s) failed", err=True)
+                ctx.exit(EXIT_USAGE)
+            n = write_baseline(write_baseline_path, run.report.findings)
+            if not quiet:
+                click.echo(f"hipport: {n} findings recorded in {write_baseline_path}", err=True)
+            ctx.exit(EXIT_OK)
+    except BaselineError as e:
+        click.echo(f"hipport: error: {e}", err=True)
+        ctx.exit(EXIT_USAGE)
+    for f in run.report.findings:
+        click.echo(format_finding(f))
+    if not quiet and (run.report.findings or run.status):
+        line = _summary_line(run.report)
+        if baseline_path is not None:
+            line += f"; {run.baselined} baselined"
+        click.echo(line, err=True)
+    ctx.exit(run.status)
+
+
+# -- sync ---------------------------------------------------------------------------
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@target_options
+@click.pass_context
+def sync(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, **_: object) -> None:
+    """Regenerate the HIP twins declared in [tool.hipport.sync]; exit 1 if any changed.
+
+    \b
+      [tool.hipport.sync]
+      pairs = [["src/a.cu", "hip/a.hip"]]
+      dirs = [["src/cuda", "src/hip"]]
+      rename = { ".cu" = ".hip" }
+    With PATHS (pre-commit passes the staged files), only the twins of those sources, or
+    those twins themselves, are regenerated. Changed twins are left in place to be staged.
+    """
+    from hipport.options import ConfigError, find_project_config
+    from hipport.sync import exit_status, read_twins, regenerate, select
+
+    opts = build_options(ctx, [Path.cwd()])
+    config = ctx.params.get("config_path") or find_project_config(Path.cwd())
+    if config is None:
+        raise click.UsageError("no pyproject.toml with [tool.hipport.sync] here or above")
+    try:
+        twins = select(read_twins(config, opts), paths)
+    except ConfigError as e:
+        raise click.UsageError(str(e)) from e
+    results = [regenerate(t, opts) for t in twins]
+    for r in results:
+        if r.status == "regenerated":
+            click.echo(f"hipport sync: regenerated {r.twin.twin} from {r.twin.source}")
+        elif r.status == "error":
+            click.echo(f"hipport: error: {r.error}", err=True)
+    if not quiet and results:
+        changed = sum(r.status == "regenerated" for r in results)
+        click.echo(f"hipport sync: {len(results)} twins, {changed} regenerated", err=True)
+    ctx.exit(exit_status(results))
+
+
 # -- rules --------------------------------------------------------------------------
 
 @main.command("rules")
@@ -291,6 +392,45 @@ def rules_command(code: str | None, fmt: str) -> None:
         click.echo(catalog.unknown_message(rules, code), err=True)
         raise click.exceptions.Exit(EXIT_USAGE)
     click.echo(catalog.render_page(rule, fmt), nl=False)
+
+
+# -- map ----------------------------------------------------------------------------
+
+@main.command("map")
+@click.argument("name")
+@_rocm_option
+@click.option("--roc", is_flag=True, help="Show the roc* (rocBLAS, MIOpen…) mapping where there is one.")
+@click.option("--experimental", is_flag=True, help="Resolve as convert --experimental would.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def map_command(name: str, rocm: str | None, roc: bool, experimental: bool, as_json: bool) -> None:
+    """Show NAME's mapping across ROCm releases: family, kind, HIP/ROC names, version cells
+    and the status for 6.3, 7.2.1 (and --rocm VERSION).
+
+    NAME may be a CUDA name (cudaStreamCopyAttributes), a HIP or ROC name (hipMalloc: the
+    CUDA names that map to it), a macro (CUDART_VERSION), a namespace (cub) or a header
+    (cub/cub.cuh). Unknown names exit 2 with close matches.
+    """
+    import json
+
+    from hipport.mapping import close_names, describe, format_description, load_table
+    from hipport.versions import NAMED_RELEASES, parse_version
+
+    targets = list(NAMED_RELEASES.values())
+    if rocm:
+        try:
+            extra = parse_version(rocm)
+        except ValueError as e:
+            raise click.UsageError(str(e)) from e
+        if extra not in targets:
+            targets.append(extra)
+    table = load_table()
+    desc = describe(table, name, tuple(targets), roc=roc, experimental=experimental)
+    if desc is None:
+        hint = close_names(table, name)
+        click.echo(f"hipport: unknown name {name!r}"
+                   + (f"; did you mean: {', '.join(hint)}?" if hint else ""), err=True)
+        raise click.exceptions.Exit(EXIT_USAGE)
+    click.echo(json.dumps(desc, indent=2, sort_keys=True) if as_json else format_description(desc))
 
 
 if __name__ == "__main__":  # pragma: no cover
