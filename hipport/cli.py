@@ -368,6 +368,56 @@ def sync(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, **_: object) 
     ctx.exit(exit_status(results))
 
 
+# -- deps ---------------------------------------------------------------------------
+
+@main.command("deps")
+@click.argument("repos", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "markdown", "json", "jsonl", "html"]),
+              default="text", help="Output format; jsonl prints one line per repository (batch scoring).")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to a file instead of standard output.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), default=None, metavar="SCORE",
+              help="Exit 1 when any repository scores below SCORE.")
+@click.option("--no-kernels", is_flag=True, help="Do not scan the repository's own CUDA/C++ sources.")
+@_rocm_option
+@click.pass_context
+def deps_command(ctx: click.Context, repos: tuple[Path, ...], fmt: str, output: Path | None,
+                 fail_under: float | None, no_kernels: bool, rocm: str | None) -> None:
+    """Score how portable research REPOS are to ROCm (0-100, grade A-F) and say what blocks them.
+
+    Reads requirements*.txt, pyproject.toml, setup.py/setup.cfg (parsed, never run),
+    environment.yml, Dockerfiles, .gitmodules and the Python imports; scans the repository's
+    own CUDA sources with the HP rules. Every lost point is attributed in the output.
+    """
+    from hipport.deps import assess
+    from hipport.deps.render import render
+
+    missing = [r for r in repos if not r.is_dir()]
+    for r in missing:
+        click.echo(f"hipport: error: {r}: not a directory (expected a repository checkout)", err=True)
+    if missing:
+        ctx.exit(EXIT_USAGE)
+    if len(repos) > 1 and fmt not in ("jsonl", "text"):
+        click.echo("hipport: error: several repositories need --format jsonl (or text)", err=True)
+        ctx.exit(EXIT_USAGE)
+    opts = build_options(ctx, list(repos))
+    results = [assess(r, opts, scan_own_sources=not no_kernels) for r in repos]
+    text = "".join(render(a, fmt) for a in results)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as e:
+            click.echo(f"hipport: error: {output}: cannot write: {e.strerror or e}", err=True)
+            ctx.exit(EXIT_USAGE)
+    for a in results:
+        for issue in a.issues:
+            click.echo(f"hipport: warning: {a.root}/{issue}", err=True)
+    below = fail_under is not None and any(a.score < fail_under for a in results)
+    ctx.exit(EXIT_FINDINGS if below else EXIT_OK)
+
+
 # -- rules --------------------------------------------------------------------------
 
 @main.command("rules")

@@ -1,0 +1,292 @@
+"""``hipport check``: the commit gate for mixed CUDA/HIP codebases.
+
+Three things on top of the scan pipeline, each small and separately testable:
+
+* **output** — one compiler-style line per finding (``path:line:col: HP201 high: msg [slug]``)
+  so editors, CI logs and pre-commit show it well;
+* **baseline** — findings recorded once (``--write-baseline``) are let through later. A
+  finding is matched by file, code, message and the text of its source line (whitespace
+  collapsed), never by line number, so code moving up or down does not break the match;
+  duplicates are counted, so two recorded findings let two through, not three;
+* **cache** — a file's findings stored under a hash of everything that decides them: its
+  bytes and path, the options (``Options.cache_key()``) and a fingerprint of the installed
+  hipport (version plus the size and mtime of every code and data file, and of the
+  tree-sitter grammar). Anything that could change a finding changes the key, so an entry
+  is never stale; old entries are simply never read again and the directory is safe to
+  delete. Entries are written atomically and an unreadable one is treated as a miss.
+
+Suppressions, HIP guards, ignore lists and severity overrides are applied by the rules
+themselves (``hipport.context``), exactly as for ``scan``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hipport import __version__
+from hipport.findings import Effort, Finding, Severity
+from hipport.options import Options
+
+if TYPE_CHECKING:
+    from hipport.pipeline import FileResult
+    from hipport.report.model import Report
+
+BASELINE_FORMAT = 1
+#: Bumped when the layout of a cache entry changes; part of every key.
+CACHE_FORMAT = "check-1"
+
+
+class BaselineError(ValueError):
+    """A baseline file that cannot be read or written; exit status 2."""
+
+
+def format_finding(f: Finding) -> str:
+    """``path:line:col: CODE severity: message [slug]`` — the shape compilers use."""
+    return f"{f.path}:{f.line}:{f.col}: {f.code} {f.severity}: {f.message} [{f.slug}]"
+
+
+# -- baseline ------------------------------------------------------------------------
+
+BaselineKey = tuple[str, str, str, str]  # (path relative to the baseline, code, message, source)
+
+
+def _baseline_key(f: Finding, root: Path) -> BaselineKey:
+    """What identifies a finding across edits elsewhere in the file: not its line number."""
+    p = Path(f.path).resolve()
+    try:
+        rel = p.relative_to(root).as_posix()
+    except ValueError:
+        rel = p.as_posix()
+    return (rel, f.code, f.message, " ".join(f.source_line.split()))
+
+
+def write_baseline(path: Path, findings: Iterable[Finding]) -> int:
+    """Record ``findings`` in ``path`` (paths relative to its directory); returns how many.
+
+    Relative paths make the baseline valid whatever directory the gate later runs from.
+    The file is sorted so that regenerating it gives a readable diff.
+    """
+    from hipport.files import atomic_write
+
+    root = path.resolve().parent
+    counts = Counter(_baseline_key(f, root) for f in findings)
+    entries = [
+        {"path": p, "code": c, "message": m, "source": s, "count": n}
+        for (p, c, m, s), n in sorted(counts.items())
+    ]
+    data = {"hipport-baseline": BASELINE_FORMAT, "tool-version": __version__, "findings": entries}
+    try:
+        atomic_write(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+    except OSError as e:
+        raise BaselineError(f"{path}: cannot write baseline: {e.strerror or e}") from e
+    return sum(counts.values())
+
+
+def read_baseline(path: Path) -> Counter[BaselineKey]:
+    """The multiset of recorded findings; BaselineError names the file when it is unusable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BaselineError(f"{path}: no such baseline (create it with --write-baseline)") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise BaselineError(f"{path}: cannot read baseline: {e}") from e
+    except json.JSONDecodeError as e:
+        raise BaselineError(f"{path}: not a hipport baseline (invalid JSON: {e})") from e
+    if not isinstance(data, dict) or data.get("hipport-baseline") != BASELINE_FORMAT:
+        raise BaselineError(f"{path}: not a hipport baseline (format {BASELINE_FORMAT} expected)")
+    out: Counter[BaselineKey] = Counter()
+    try:
+        for e in data["findings"]:
+            out[(e["path"], e["code"], e["message"], e["source"])] += int(e.get("count", 1))
+    except (KeyError, TypeError, ValueError) as e:
+        raise BaselineError(f"{path}: malformed baseline entry: {e!r}") from e
+    return out
+
+
+def split_baselined(
+    findings: Iterable[Finding], recorded: Counter[BaselineKey], baseline_path: Path
+) -> tuple[list[Finding], list[Finding]]:
+    """(new, baselined): each recorded entry lets through as many findings as its count."""
+    root = baseline_path.resolve().parent
+    left = Counter(recorded)
+    new: list[Finding] = []
+    old: list[Finding] = []
+    for f in sorted(findings, key=Finding.sort_key):
+        key = _baseline_key(f, root)
+        if left[key] > 0:
+            left[key] -= 1
+            old.append(f)
+        else:
+            new.append(f)
+    return new, old
+
+
+# -- cache ---------------------------------------------------------------------------
+
+def default_cache_dir() -> Path:
+    """``$HIPPORT_CACHE_DIR``, else ``$XDG_CACHE_HOME/hipport``, else ``~/.cache/hipport``."""
+    env = os.environ.get("HIPPORT_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "hipport"
+
+
+@lru_cache(maxsize=1)
+def tool_fingerprint() -> str:
+    """A digest that changes whenever installed code or data that decides findings changes.
+
+    Stat-based (relative path, size, mtime) rather than content-based: it costs a few
+    directory listings instead of reading megabytes of mapping tables on every commit, and
+    any reinstall or edit rewrites the files it covers.
+    """
+    from importlib.util import find_spec
+
+    h = hashlib.sha256(f"{CACHE_FORMAT}\0{__version__}".encode())
+    for package in ("hipport", "hipport.mappings", "tree_sitter", "tree_sitter_cuda"):
+        spec = find_spec(package)
+        for root in (spec.submodule_search_locations or []) if spec else []:
+            for dirpath, dirnames, filenames in os.walk(root):
+                dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+                for name in sorted(filenames):
+                    st = os.stat(os.path.join(dirpath, name))
+                    rel = os.path.relpath(os.path.join(dirpath, name), root)
+                    h.update(f"{package}/{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _finding_to_json(f: Finding) -> dict:
+    d = {fl.name: getattr(f, fl.name) for fl in fields(Finding)}
+    d["severity"], d["effort"] = int(f.severity), int(f.effort)
+    return d
+
+
+def _finding_from_json(d: dict) -> Finding:
+    return Finding(**{**d, "severity": Severity(d["severity"]), "effort": Effort(d["effort"])})
+
+
+class Cache:
+    """Per-file check results on disk, keyed so that a hit is always correct."""
+
+    def __init__(self, root: Path, options: Options) -> None:
+        self.root = root
+        self._salt = f"{tool_fingerprint()}\0{options.cache_key()}\0".encode()
+
+    def key(self, path: str, data: bytes) -> str:
+        h = hashlib.sha256(self._salt)
+        h.update(path.encode("utf-8", "surrogateescape") + b"\0")
+        h.update(data)
+        return h.hexdigest()
+
+    def _file(self, key: str) -> Path:
+        return self.root / CACHE_FORMAT / key[:2] / f"{key[2:]}.json"
+
+    def get(self, key: str, path: str, rel: str) -> "FileResult | None":
+        """The stored result, or None on a miss or an entry that cannot be trusted."""
+        from hipport.pipeline import FileResult
+
+        try:
+            entry = json.loads(self._file(key).read_bytes())
+            if entry.get("key") != key:
+                return None
+            findings = [_finding_from_json(d) for d in entry["findings"]]
+            return FileResult(path=path, rel=rel, status=entry["status"], findings=findings,
+                              rewrites=entry["rewrites"], note=entry["note"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def put(self, key: str, result: "FileResult") -> None:
+        """Store a result; a cache that cannot be written only costs speed, never the run."""
+        from hipport.files import atomic_write
+
+        entry = {"key": key, "status": result.status, "rewrites": result.rewrites,
+                 "note": result.note, "findings": [_finding_to_json(f) for f in result.findings]}
+        try:
+            atomic_write(self._file(key), json.dumps(entry).encode("utf-8"))
+        except OSError:
+            pass
+
+
+# -- the gate ------------------------------------------------------------------------
+
+def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None) -> list["FileResult"]:
+    """Scan ``paths`` (files or directories) in order, answering from ``cache`` where it can.
+
+    ``[tool.hipport] exclude`` applies to files named on the command line too, because
+    pre-commit names every staged file. Misses go through the pipeline together, so a
+    cold run over a whole tree still uses the process pool.
+    """
+    from hipport.files import FileError, SourceFile, discover, is_excluded, read_bytes
+    from hipport.pipeline import FileResult, run
+
+    options = options.with_(apply_fixes=False)
+    inputs = [p for p in paths if not (p.is_file() and is_excluded(p, options.exclude))]
+    results: list[FileResult | None] = []
+    misses: list[tuple[int, SourceFile, str | None]] = []
+    for item in discover(inputs, options):
+        if isinstance(item, FileError):
+            results.append(FileResult(path=str(item.path), rel=item.path.name, status="error",
+                                      error=item.message))
+            continue
+        if not item.is_source or cache is None:
+            misses.append((len(results), item, None))
+            results.append(None)
+            continue
+        display, rel = str(item.path), item.rel.as_posix()
+        try:
+            key = cache.key(display, read_bytes(item.path))
+        except OSError:  # let process() report it in its usual words
+            key = None
+        hit = cache.get(key, display, rel) if key else None
+        if hit is None:
+            misses.append((len(results), item, key))
+        results.append(hit)
+    for (i, sf, key), result in zip(misses, run([sf for _, sf, _ in misses], options)):
+        results[i] = result
+        if cache is not None and key is not None and result.status != "error":
+            # Store only if the file did not change while it was being scanned.
+            try:
+                unchanged = cache.key(str(sf.path), read_bytes(sf.path)) == key
+            except OSError:
+                unchanged = False
+            if unchanged:
+                cache.put(key, result)
+    return [r for r in results if r is not None]  # every slot is filled by now
+
+
+@dataclass
+class CheckRun:
+    """What the CLI prints and returns: the report holds only the findings that count."""
+
+    report: "Report"
+    baselined: int
+    status: int
+
+
+def run_check(paths: list[Path], options: Options, *, baseline: Path | None = None,
+              use_cache: bool = True) -> CheckRun:
+    """The whole gate: scan (cached), drop baselined findings, decide the exit status."""
+    from hipport.pipeline import exit_status
+    from hipport.report.model import FileOutcome, Report
+
+    recorded = read_baseline(baseline) if baseline is not None else None
+    cache = Cache(default_cache_dir(), options) if use_cache else None
+    results = check_paths(paths, options, cache)
+    report = Report(tool_version=__version__, target=options.rocm, command="check")
+    for r in results:
+        report.findings.extend(r.findings)
+        report.files.append(FileOutcome(r.path, r.status, r.rewrites, r.error or r.note))
+    old: list[Finding] = []
+    if recorded is not None and baseline is not None:
+        report.findings, old = split_baselined(report.findings, recorded, baseline)
+    else:
+        report.findings.sort(key=Finding.sort_key)
+    return CheckRun(report, len(old), exit_status(report, options.fail_on))
