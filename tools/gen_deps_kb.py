@@ -38,7 +38,7 @@ STATUSES = (
 _IMPORT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _FACT_KEYS = ("status", "rocm_since", "replacement", "install_hint", "caveats", "sources")
 _CURATED_KEYS = ("names", "patterns", "cuda_only_names", "source_build", "experimental",
-                 "remove_only", "effort", "versions", "rocm")
+                 "remove_only", "no_replacement", "effort", "versions", "rocm")
 
 
 def _normalize(name: str) -> str:

@@ -1,0 +1,40 @@
+"""`hipport deps`: how portable a research repository is to ROCm, and what blocks it.
+
+read (reader: manifests, imports, extensions) → judge (verdict, against mappings/
+python-deps.json) → scan own kernels (kernels, via hipport.pipeline) → score (score) →
+plan (plan) → render (render). ``assess`` runs them all for one repository.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hipport.deps.kernels import scan_kernels
+from hipport.deps.model import Assessment
+from hipport.deps.plan import porting_plan
+from hipport.deps.reader import read_repo
+from hipport.deps.score import deductions, score_and_grade
+from hipport.deps.verdict import verdicts
+from hipport.options import Options
+
+
+def assess(root: Path, options: Options, *, scan_own_sources: bool = True) -> Assessment:
+    """Score one repository directory for ``options.rocm``. Raises NotADirectoryError."""
+    if not root.is_dir():
+        raise NotADirectoryError(f"{root}: not a directory")
+    facts = read_repo(root, options.extensions)
+    judged = verdicts(facts.requirements, facts.local_modules, options.rocm)
+    kernel_findings, kernel_issues, kernel_summary = [], [], {"status": "not requested"}
+    if scan_own_sources:
+        base = Path(facts.root)
+        kernel_findings, kernel_issues, kernel_summary = scan_kernels(
+            base, [base / p for p in facts.kernel_files], options)
+    findings = sorted(facts.findings, key=lambda f: f.sort_key()) + kernel_findings
+    deds = deductions(judged, findings)
+    score, grade, meaning = score_and_grade(deds)
+    return Assessment(
+        root=str(root), target=options.rocm, verdicts=judged, findings=findings,
+        issues=facts.issues + kernel_issues, deductions=deds, score=score, grade=grade,
+        grade_meaning=meaning, plan=porting_plan(judged, findings, deds),
+        kernel_summary=kernel_summary, manifests=facts.manifests,
+    )

@@ -1,0 +1,105 @@
+"""Conda environment files: conda specs, channels, and the nested pip section.
+
+Read with PyYAML's safe loader (no object construction, no code). A hand-written subset
+reader was the alternative; real environment files use flow lists, quoting, comments and
+anchors, and misreading one silently would break "never silently wrong".
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from hipport.deps.codes import dep_finding
+from hipport.deps.model import ParseIssue, Requirement
+from hipport.deps.pep508 import normalize, parse_requirement
+from hipport.deps.pins import index_finding
+from hipport.deps.requirements import INDEX_OPTIONS
+from hipport.deps.walk import read_text
+from hipport.findings import Finding
+
+_CONDA_SPEC = re.compile(r"^\s*(?:(?P<channel>[^:\s]+)::)?(?P<name>[A-Za-z0-9_.\-]+)\s*(?P<version>[^\s=]*=*[^\s]*)?")
+#: Conda channels that serve CUDA builds (the "nvidia" channel, and CUDA labels).
+#: Conda packages that are the environment's machinery, not dependencies of the code.
+_INFRASTRUCTURE = frozenset({"python", "pip", "setuptools", "wheel"})
+CUDA_CHANNELS = re.compile(r"^(nvidia|rapidsai)(/|$)|/label/cuda", re.IGNORECASE)
+
+
+def read_environment(path: Path, rel: str) -> tuple[list[Requirement], list[Finding], list[ParseIssue]]:
+    """Requirements (conda and pip), CUDA channel findings and problems of one environment file."""
+    try:
+        text = read_text(path)
+        data = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as e:
+        return [], [], [ParseIssue(rel, 0, f"cannot parse conda environment: {str(e).splitlines()[0]}")]
+    if not isinstance(data, dict):
+        return [], [], [ParseIssue(rel, 0, "not a conda environment (top level is not a mapping)")]
+    lines = text.splitlines()
+    reqs: list[Requirement] = []
+    findings: list[Finding] = []
+    issues: list[ParseIssue] = []
+    channels = [c for c in _list(data.get("channels")) if isinstance(c, str)]
+    for channel in channels:
+        if CUDA_CHANNELS.search(channel):
+            findings.append(dep_finding("DEP101", rel, _line_of(lines, channel),
+                                        f"conda channel {channel!r} serves CUDA builds",
+                                        "Drop the channel; install ROCm PyTorch with pip from the PyTorch ROCm index."))
+    for dep in _list(data.get("dependencies")):
+        if isinstance(dep, str):
+            req = conda_requirement(dep, rel, _line_of(lines, dep))
+            if req is not None and req.name in _INFRASTRUCTURE:
+                continue
+            if req is None:
+                issues.append(ParseIssue(rel, _line_of(lines, dep), f"not a conda spec: {dep!r}"))
+            else:
+                reqs.append(req)
+        elif isinstance(dep, dict) and isinstance(dep.get("pip"), list):
+            for spec in dep["pip"]:
+                if not isinstance(spec, str):
+                    continue
+                line = _line_of(lines, spec)
+                if spec.startswith("-"):
+                    opt, _, value = spec.replace("=", " ", 1).partition(" ")
+                    finding = index_finding(value.strip(), rel, line)
+                    if opt in INDEX_OPTIONS and finding is not None:
+                        findings.append(finding)
+                    continue
+                try:
+                    req = parse_requirement(spec, rel, line, group="pip")
+                except ValueError as e:
+                    issues.append(ParseIssue(rel, line, str(e)))
+                    continue
+                if req is not None:
+                    reqs.append(req)
+    return reqs, findings, issues
+
+
+def conda_requirement(spec: str, rel: str, line: int) -> Requirement | None:
+    """``pytorch::pytorch=2.1.0=py3.10_cuda12.1*`` → Requirement(name, specifier, local)."""
+    m = _CONDA_SPEC.match(spec)
+    if not m:
+        return None
+    version = (m.group("version") or "").split("=")
+    raw_version = [v for v in version if v]
+    specifier = ""
+    if raw_version and re.match(r"^[0-9]", raw_version[0]):
+        specifier = "==" + raw_version[0]
+    elif raw_version and re.match(r"^[<>!~]", raw_version[0]):
+        specifier = raw_version[0]
+    build = "=".join(raw_version[1:])
+    local = re.search(r"cuda[0-9.]+|cu[0-9]{2,3}", build)
+    return Requirement(name=normalize(m.group("name")), source=rel, line=line, raw=spec,
+                       specifier=specifier, local=local.group(0) if local else "", group="conda")
+
+
+def _list(value: object) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _line_of(lines: list[str], needle: str) -> int:
+    for n, line in enumerate(lines, 1):
+        if needle in line:
+            return n
+    return 0

@@ -1,0 +1,140 @@
+"""pyproject.toml: PEP 621, PEP 735 dependency groups, Poetry, PDM and uv tables.
+
+TOML loses line numbers, so each requirement's line is found by searching the text for its
+name: good enough to point a reader at it, and never used for judgement.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from hipport.deps.model import ParseIssue, Requirement
+from hipport.deps.pep508 import normalize, parse_requirement
+from hipport.deps.walk import read_text
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+_POETRY_SKIP = {"python"}
+
+
+def read_pyproject(path: Path, rel: str) -> tuple[list[Requirement], list[ParseIssue], list[tuple[str, int]]]:
+    """Requirements, problems, and (index URL, line) pairs declared in one pyproject.toml."""
+    try:
+        text = read_text(path)
+        data = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError) as e:  # TOMLDecodeError is a ValueError
+        return [], [ParseIssue(rel, 0, f"cannot parse pyproject.toml: {e}")], []
+    reqs: list[Requirement] = []
+    issues: list[ParseIssue] = []
+
+    def add(spec: object, group: str) -> None:
+        if not isinstance(spec, str):
+            issues.append(ParseIssue(rel, 0, f"dependency {spec!r} in {group or 'dependencies'} is not a string"))
+            return
+        line = _line_of(text, spec)
+        try:
+            req = parse_requirement(spec, rel, line, group=group)
+        except ValueError as e:
+            issues.append(ParseIssue(rel, line, str(e)))
+            return
+        if req is not None:
+            reqs.append(req)
+
+    project = _table(data, "project")
+    for spec in _list(project.get("dependencies")):
+        add(spec, "")
+    for group, specs in _table(project, "optional-dependencies").items():
+        for spec in _list(specs):
+            add(spec, group)
+    for table in (_table(data, "dependency-groups"), _table(_table(data, "tool", "pdm"), "dev-dependencies")):
+        for group, specs in table.items():
+            for spec in _list(specs):
+                if isinstance(spec, dict):  # PEP 735 {include-group = "..."}
+                    continue
+                add(spec, group)
+    for spec in _list(_table(data, "tool", "uv").get("dev-dependencies")):
+        add(spec, "dev")
+    poetry = _table(data, "tool", "poetry")
+    reqs += _poetry(poetry.get("dependencies"), "", text, rel, issues)
+    reqs += _poetry(poetry.get("dev-dependencies"), "dev", text, rel, issues)
+    for group, table in _table(poetry, "group").items():
+        if isinstance(table, dict):
+            reqs += _poetry(table.get("dependencies"), group, text, rel, issues)
+    indexes = [src.get("url", "") for src in _list(poetry.get("source")) + _list(_table(data, "tool", "uv").get("index"))
+               if isinstance(src, dict)]
+    indexes += [idx.get("url", "") for idx in _list(_table(data, "tool", "pdm").get("source")) if isinstance(idx, dict)]
+    return reqs, issues, [(u, _line_of(text, u)) for u in indexes if isinstance(u, str) and u]
+
+
+def _poetry(table: object, group: str, text: str, rel: str, issues: list[ParseIssue]) -> list[Requirement]:
+    """Poetry's ``name = "^1.2"`` / ``name = {version=…, url=…, git=…}`` into Requirements."""
+    if not isinstance(table, dict):
+        return []
+    out: list[Requirement] = []
+    for name, value in table.items():
+        if name.lower() in _POETRY_SKIP:
+            continue
+        entries = value if isinstance(value, list) else [value]  # multiple-constraint form
+        for entry in entries:
+            version, url = (entry, "") if isinstance(entry, str) else ("", "")
+            if isinstance(entry, dict):
+                version = str(entry.get("version", ""))
+                url = str(entry.get("url") or entry.get("git") or "")
+            line = _line_of_key(text, name)
+            try:
+                spec = poetry_to_pep440(version)
+            except ValueError as e:
+                issues.append(ParseIssue(rel, line, f"{name}: {e}"))
+                spec = ""
+            local = re.search(r"\+([A-Za-z0-9.]+)", version)
+            out.append(Requirement(name=normalize(name), source=rel, line=line, raw=f"{name} = {entry!r}",
+                                   specifier=spec, local=local.group(1) if local else "", url=url, group=group))
+    return out
+
+
+def poetry_to_pep440(version: str) -> str:
+    """``^2.5.8`` → ``>=2.5.8,<3``; ``~2.5.8`` → ``>=2.5.8,<2.6``; ``2.5.8`` → ``==2.5.8``."""
+    version = version.strip()
+    if version in ("", "*"):
+        return ""
+    if version[0] in "^~" and version[1:2] != "=":
+        base = version[1:].strip()
+        parts = [int(p) for p in re.findall(r"\d+", base.split("+")[0])[:3]] or [0]
+        if version[0] == "^":
+            idx = next((i for i, p in enumerate(parts) if p != 0), len(parts) - 1)
+        else:
+            idx = min(1, len(parts) - 1) if len(parts) > 1 else 0
+        upper = parts[:idx] + [parts[idx] + 1]
+        return f">={base},<{'.'.join(map(str, upper))}"
+    if re.match(r"^\d", version):
+        return "==" + version
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    try:
+        return str(SpecifierSet(version.replace(" ", "")))
+    except InvalidSpecifier:
+        raise ValueError(f"version constraint {version!r} not understood") from None
+
+
+def _table(data: object, *keys: str) -> dict:
+    for key in keys:
+        data = data.get(key, {}) if isinstance(data, dict) else {}
+    return data if isinstance(data, dict) else {}
+
+
+def _list(value: object) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _line_of(text: str, needle: str) -> int:
+    at = text.find(needle)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 0
+
+
+def _line_of_key(text: str, key: str) -> int:
+    m = re.search(rf'^[ \t]*"?{re.escape(key)}"?[ \t]*=', text, re.MULTILINE)
+    return text.count("\n", 0, m.start()) + 1 if m else _line_of(text, key)

@@ -1,0 +1,151 @@
+"""setup.py (read with ``ast``, never run) and setup.cfg (read with configparser).
+
+A setup.py can do anything when executed, so hipport only looks at its syntax tree: the
+literal arguments of ``setup(...)``, module-level names bound to literals, and every call
+to a CUDA extension class. Values computed at run time are reported as unknown, not guessed.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+from pathlib import Path
+
+from hipport.deps.codes import dep_finding
+from hipport.deps.model import ParseIssue, Requirement
+from hipport.deps.pep508 import parse_requirement
+from hipport.deps.walk import read_text
+from hipport.findings import Finding
+
+#: Calls that build a CUDA extension (torch's, and the common CMake/pybind wrappers).
+CUDA_EXTENSION_CALLS = frozenset({"CUDAExtension", "CUDAExtensionWithSources"})
+CUDA_SUFFIXES = (".cu", ".cuh")
+
+
+def read_setup_py(path: Path, rel: str) -> tuple[list[Requirement], list[Finding], list[ParseIssue], set[str]]:
+    """Requirements, CUDA-extension findings, problems and the extension module names."""
+    try:
+        tree = ast.parse(read_text(path), filename=rel)
+    except (OSError, UnicodeDecodeError, ValueError, SyntaxError, RecursionError) as e:
+        return [], [], [ParseIssue(rel, getattr(e, "lineno", 0) or 0, f"cannot parse setup.py: {e}")], set()
+    names = _module_literals(tree)
+    reqs: list[Requirement] = []
+    issues: list[ParseIssue] = []
+    for call in _calls(tree, {"setup"}):
+        for kw in call.keywords:
+            if kw.arg == "install_requires":
+                _add_all(reqs, issues, _strings(kw.value, names), rel, "", kw.value)
+            elif kw.arg == "extras_require":
+                value = names.get(kw.value.id) if isinstance(kw.value, ast.Name) else kw.value
+                if isinstance(value, ast.Dict):
+                    for k, v in zip(value.keys, value.values):
+                        group = k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else "extra"
+                        _add_all(reqs, issues, _strings(v, names), rel, group, v)
+                else:
+                    issues.append(ParseIssue(rel, kw.value.lineno, "extras_require is computed at run time; not read"))
+    findings, modules = cuda_extensions(tree, rel, names)
+    return reqs, findings, issues, modules
+
+
+def cuda_extensions(tree: ast.AST, rel: str, names: dict[str, ast.expr]) -> tuple[list[Finding], set[str]]:
+    """A DEP201 finding per ``CUDAExtension(...)`` call (or extension with .cu sources)."""
+    findings: list[Finding] = []
+    modules: set[str] = set()
+    for call in _calls(tree, CUDA_EXTENSION_CALLS | {"CppExtension", "Extension"}):
+        name = _arg(call, 0, "name")
+        sources = _strings(_arg(call, 1, "sources"), names) if _arg(call, 1, "sources") is not None else None
+        cu = [s for s in sources or () if s.endswith(CUDA_SUFFIXES)]
+        if _callee(call) not in CUDA_EXTENSION_CALLS and not cu:
+            continue
+        mod = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else "?"
+        modules.add(mod.split(".")[0])
+        listed = f"{len(cu)} .cu source(s): {', '.join(cu[:4])}" if cu else "sources computed at run time"
+        findings.append(dep_finding(
+            "DEP201", rel, call.lineno,
+            f"builds CUDA extension {mod!r} ({listed})",
+            "torch.utils.cpp_extension hipifies CUDAExtension sources on ROCm; run `hipport scan` on "
+            "them and fix what it reports (warp size, inline PTX, CUDA-only libraries).",
+        ))
+    return findings, modules
+
+
+def read_setup_cfg(path: Path, rel: str) -> tuple[list[Requirement], list[ParseIssue]]:
+    """``[options] install_requires`` and ``[options.extras_require]`` of a setup.cfg."""
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(read_text(path), source=rel)
+    except (OSError, UnicodeDecodeError, ValueError, configparser.Error) as e:
+        return [], [ParseIssue(rel, 0, f"cannot parse setup.cfg: {str(e).splitlines()[0]}")]
+    reqs: list[Requirement] = []
+    issues: list[ParseIssue] = []
+    if parser.has_option("options", "install_requires"):
+        _add_all(reqs, issues, _cfg_list(parser.get("options", "install_requires")), rel, "", None)
+    if parser.has_section("options.extras_require"):
+        for group, value in parser.items("options.extras_require"):
+            _add_all(reqs, issues, _cfg_list(value), rel, group, None)
+    return reqs, issues
+
+
+def _cfg_list(value: str) -> list[str]:
+    return [v.strip() for v in value.splitlines() if v.strip() and not v.strip().startswith("#")]
+
+
+def _add_all(reqs: list[Requirement], issues: list[ParseIssue], specs: list[str] | None, rel: str,
+             group: str, node: ast.expr | None) -> None:
+    line = getattr(node, "lineno", 0)
+    if specs is None:
+        issues.append(ParseIssue(rel, line, "requirements are computed at run time; not read"))
+        return
+    for spec in specs:
+        try:
+            req = parse_requirement(spec, rel, line, group=group)
+        except ValueError as e:
+            issues.append(ParseIssue(rel, line, str(e)))
+            continue
+        if req is not None:
+            reqs.append(req)
+
+
+def _module_literals(tree: ast.Module) -> dict[str, ast.expr]:
+    """Module-level ``NAME = <expr>`` bindings, so ``install_requires=REQS`` can be followed."""
+    out: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            out[node.targets[0].id] = node.value
+    return out
+
+
+def _strings(node: ast.expr | None, names: dict[str, ast.expr], depth: int = 0) -> list[str] | None:
+    """The string literals of a list/tuple (following names and ``+``), or None if computed."""
+    if node is None or depth > 20:
+        return None
+    if isinstance(node, ast.Name) and node.id in names:
+        return _strings(names[node.id], names, depth + 1)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        out: list[str] = []
+        for elt in node.elts:
+            if isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                out.append(elt.value)
+            else:
+                return None
+        return out
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _strings(node.left, names, depth + 1), _strings(node.right, names, depth + 1)
+        return None if left is None or right is None else left + right
+    return None
+
+
+def _calls(tree: ast.AST, callees: set[str] | frozenset[str]) -> list[ast.Call]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _callee(n) in callees]
+
+
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def _arg(call: ast.Call, pos: int, name: str) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return call.args[pos] if len(call.args) > pos else None
