@@ -81,6 +81,10 @@ def test_source_line_is_highlighted_at_the_column(page):
     assert '<span class="ln">12</span>    mask = <mark>__ballot_sync</mark>(0xffffffff, p);' in page
 
 
+def test_backtick_spans_in_messages_become_code(page):
+    assert "inline PTX <code>asm(&quot;...&quot;)</code> | cannot run on AMD" in page
+
+
 def test_severity_filter_is_pure_css(page):
     for sev in ("blocker", "high", "medium", "low", "info"):
         assert f'id="show-{sev}" checked' in page

@@ -3,7 +3,9 @@
 No network, no fonts, no scripts: styles are inline and the severity filter is pure CSS
 (``:has()`` on checkboxes), so the page works offline, under a strict CSP and with
 JavaScript off. Every string from the report is escaped, because source lines and
-messages come from the files scanned and may well contain ``<script>``.
+messages come from the files scanned and may well contain ``<script>``. Messages and
+suggestions quote code in backticks, so those spans (and only after escaping) become
+``<code>``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from hipport.report.common import (
     rocm_range,
     rules_seen,
 )
-from hipport.report.doc_html import to_html
+from hipport.report.doc_html import inline, to_html
 from hipport.report.model import Report
 
 _COLORS = {
@@ -219,12 +221,12 @@ def _finding(f: Finding, n: int) -> str:
         f'<a class="code mono" href="#{_rule_id(f.code)}"><b>{escape(f.code)}</b></a>'
         f'<span class="slug mono">{escape(f.slug)}</span>'
         f'<span class="loc mono">{escape(f.path)}:{f.line}:{f.col}</span>{fixed}</div>',
-        f'<p class="msg">{escape(f.message)}</p>',
+        f'<p class="msg">{inline(f.message)}</p>',
     ]
     if f.source_line:
         parts.append(_source(f))
     if f.suggestion:
-        parts.append(f'<p class="fix"><b>Suggestion:</b> {escape(f.suggestion)}</p>')
+        parts.append(f'<p class="fix"><b>Suggestion:</b> {inline(f.suggestion)}</p>')
     parts.append("</article>")
     return "".join(parts)
 
