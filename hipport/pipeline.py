@@ -57,13 +57,8 @@ def process(sf: SourceFile, options: Options) -> FileResult:
     if not looks_like_cuda(data):
         result.status = "unchanged"
         return result
-    from hipport.analyze import analyze  # deferred: tree-sitter loads only when needed
-
-    ctx = analyze(data, display, options)
-    result.findings = sorted(ctx.findings, key=Finding.sort_key)
-    result.rewrites = ctx.rewrites
     try:
-        new = apply_edits(data, ctx.edits) if ctx.edits else data
+        new, result.findings, result.rewrites = transform(data, display, options)
     except EditConflict as e:  # a rewriter bug: report it, keep the file as it was
         result.status, result.error = "error", f"internal: {e}"
         return result
@@ -72,6 +67,19 @@ def process(sf: SourceFile, options: Options) -> FileResult:
     else:
         result.status = "unchanged"
     return result
+
+
+def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Finding], int]:
+    """Bytes in, (converted bytes, sorted findings, rewrite count) out; no I/O.
+
+    ``path`` only names the file in findings (and tells ``.cu`` files apart). Raises
+    EditConflict when two rewriters disagree about the same bytes.
+    """
+    from hipport.analyze import analyze  # deferred: tree-sitter loads only when needed
+
+    ctx = analyze(data, path, options)
+    new = apply_edits(data, ctx.edits) if ctx.edits else data
+    return new, sorted(ctx.findings, key=Finding.sort_key), ctx.rewrites
 
 
 _worker_options: Options | None = None
