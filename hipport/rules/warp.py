@@ -658,7 +658,7 @@ class _Var:
 
 @dataclass
 class _FileFacts:
-    macros: dict[str, tuple[str, Node]] = field(default_factory=dict)  # name -> (body, #define)
+    macros: dict[str, list[tuple[str, Node]]] = field(default_factory=dict)  # name -> [(body, #define)]
     globals: dict[str, _Var] = field(default_factory=dict)
     warp_size_aliases: set[str] = field(default_factory=set)  # macros defined as warpSize
     enables_warp_sync: bool = False
@@ -679,7 +679,7 @@ def _collect_file_facts(tree: Tree, src: bytes) -> _FileFacts:
             name = node.child_by_field_name("name")
             if name is not None:
                 macro, body = text(src, name), _macro_body(src, node)
-                facts.macros[macro] = (body, node)
+                facts.macros.setdefault(macro, []).append((body, node))
                 if body.strip("() ") == "warpSize":
                     facts.warp_size_aliases.add(macro)
                 facts.enables_warp_sync |= macro == "HIP_ENABLE_WARP_SYNC_BUILTINS"
@@ -896,8 +896,11 @@ def _check_file_level_mask(ctx: Context, mask: Node, mask_name: str, builtin: st
     """A mask named by a macro or a file-scope constant: report at the use, no fix."""
     facts = _file_facts(ctx)
     if mask_name in facts.macros:
-        body, define = facts.macros[mask_name]
-        if _macro_is_full_mask32(body):
+        # A definition on the CUDA side of a HIP guard is not what HIP compiles.
+        live = [(b, d) for b, d in facts.macros[mask_name] if not ctx.in_cuda_only_branch(d.start_byte)]
+        narrow = [(b, d) for b, d in live if _macro_is_full_mask32(b)]
+        if narrow:
+            body, define = narrow[0]
             line, _ = ctx.position(define.start_byte)
             ctx.report(
                 WarpMask32, mask,

@@ -1,0 +1,229 @@
+"""HP2xx warp-size rules: fixture files with ``// expect:`` markers, and (source, expected) pairs.
+
+Every rule has at least one case that must fire at an exact line and one look-alike that
+must not. Findings of other families are ignored here: only codes starting with HP2.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hipport.analyze import analyze
+from hipport.edits import apply_edits
+from hipport.options import Options
+from hipport.rules import load
+from hipport.versions import parse_version
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules" / "warp"
+EXPECT_RE = re.compile(r"//\s*expect:\s*(HP\d{3}(?:\s*,\s*HP\d{3})*)")
+ROCM_72 = Options(rocm=parse_version("7.2.1"))
+ROCM_63 = Options(rocm=parse_version("6.3"))
+
+
+def warp_findings(src: str | bytes, options: Options = ROCM_72) -> list[tuple[str, int]]:
+    data = src.encode() if isinstance(src, str) else src
+    ctx = analyze(data, "t.cu", options)
+    return sorted((f.code, f.line) for f in ctx.findings if f.code.startswith("HP2"))
+
+
+def expected_markers(src: str) -> list[tuple[str, int]]:
+    out = []
+    for line_no, line in enumerate(src.splitlines(), 1):
+        m = EXPECT_RE.search(line)
+        if m:
+            out.extend((code.strip(), line_no) for code in m.group(1).split(","))
+    return sorted(out)
+
+
+# -- fixtures --------------------------------------------------------------------------------
+
+FIXTURE_FILES = sorted(p for p in FIXTURES.iterdir() if p.suffix in (".cu", ".cuh"))
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
+def test_fixture(path: Path) -> None:
+    src = path.read_text(encoding="utf-8")
+    assert warp_findings(src) == expected_markers(src)
+
+
+def test_fixtures_cover_every_rule() -> None:
+    seen = {code for p in FIXTURE_FILES for code, _ in expected_markers(p.read_text(encoding="utf-8"))}
+    version_only = {"HP208", "HP211", "HP215", "HP216"}  # below 7.x only: tested as pairs below
+    codes = {c for c in load().rules if c.startswith("HP2")}
+    assert codes - version_only <= seen
+
+
+# -- (source, expected) pairs, target 7.2.1 ---------------------------------------------------
+
+CASES_72: list[tuple[str, str, list[tuple[str, int]]]] = [
+    # HP201: the spellings of a 32-lane full mask, and what is not one
+    ("mask-literal-ul", "__device__ void f(float v){\n v = __shfl_sync(0xffffffffUL, v, 0);\n}",
+     [("HP201", 2)]),
+    ("mask-minus-one", "__device__ void f(float v){\n v = __shfl_sync(-1, v, 0);\n}", [("HP201", 2)]),
+    ("mask-syncwarp", "__device__ void f(){\n __syncwarp(0xffffffff);\n}", [("HP201", 2)]),
+    ("mask-global-const", "constexpr unsigned long long kAll = 0xffffffff;\n"
+     "__device__ void f(float v){\n v = __shfl_sync(kAll, v, 0);\n}", [("HP201", 3)]),
+    ("mask-64bit-ok", "__device__ void f(float v){\n v = __shfl_sync(~0ull, v, 0);\n"
+     " v = __shfl_sync(-1ll, v, 0);\n}", []),
+    ("mask-not-an-argument", "__device__ bool f(unsigned k){ return k == 0xffffffff; }", []),
+    ("mask-macro-not-full", "#define HALF 0x0000ffffull\n__device__ void f(float v){\n"
+     " v = __shfl_sync(HALF, v, 0);\n}", []),
+    # HP202
+    ("mask-var-ballot", "__device__ void f(int p){\n unsigned int m = __ballot_sync(~0ull, p);\n}",
+     [("HP202", 2)]),
+    ("mask-var-assigned", "__device__ void f(int p){\n unsigned m;\n m = __activemask();\n}",
+     [("HP202", 2)]),
+    ("mask-var-64-ok", "__device__ void f(int p){\n unsigned long long m = __ballot_sync(~0ull, p);\n"
+     " auto a = __activemask();\n}", []),
+    ("mask-var-not-a-mask", "__device__ int f(unsigned x){\n unsigned h = x * 2654435761u;\n"
+     " return __shfl_sync(~0ull, h, 0);\n}", []),
+    # HP203
+    ("popc-direct", "__device__ int f(int p){\n return __popc(__ballot_sync(~0ull, p));\n}", [("HP203", 2)]),
+    ("clz-via-var", "__device__ int f(int p){\n auto b = __ballot(p);\n return 31 - __clz(b);\n}",
+     [("HP203", 3)]),
+    ("popc-on-data", "__device__ int f(unsigned bits){\n return __popc(bits & 0xff);\n}", []),
+    ("popcll-ok", "__device__ int f(int p){\n return __popcll(__ballot_sync(~0ull, p));\n}", []),
+    # HP204
+    ("lane-mod-derived", "__global__ void k(){\n int t = threadIdx.x + blockIdx.x * blockDim.x;\n"
+     " int lane = t % 32;\n}", [("HP204", 3)]),
+    ("lane-shift-int", "__device__ unsigned f(int laneId){\n return 1 << laneId;\n}", [("HP204", 2)]),
+    ("lane-warp-ok", "__global__ void k(){\n int lane = threadIdx.x % warpSize;\n"
+     " int w = threadIdx.x / warpSize;\n unsigned long long b = 1ull << lane;\n}", []),
+    ("lane-loop-index", "__global__ void k(float* a, int n){\n for (int i = threadIdx.x; i < n; ++i)"
+     " a[i % 32] += a[i / 32];\n}", []),
+    ("lane-bytes", "__global__ void k(size_t bytes, int* o){\n o[0] = (bytes & 31) + (bytes >> 5);\n}", []),
+    ("lane-shift-non-lane", "__global__ void k(int* o, int bit){\n o[0] = 1u << bit;\n}", []),
+    # HP205
+    ("shared-warp-name", "#define WARP_SIZE 32\n__global__ void k(){\n __shared__ float s[WARP_SIZE];\n}",
+     [("HP205", 3), ("HP209", 1)]),
+    ("shared-other-size", "__global__ void k(){\n __shared__ float s[256];\n float r[32];\n}", []),
+    # HP206
+    ("template-arg-warp", "__global__ void k(float v){\n v = warp_reduce<32>(v);\n}", [("HP206", 2)]),
+    ("template-arg-other", "__global__ void k(){\n Vec<float, 32> v;\n}", []),
+    ("static-assert-other", "static_assert(sizeof(Key) == 32, \"key size\");", []),
+    # HP207
+    ("warpsize-template-arg", "__global__ void k(float v){\n v = reduce<warpSize>(v);\n}", [("HP207", 2)]),
+    ("warpsize-if", "#if warpSize == 64\n#endif", [("HP207", 1)]),
+    ("warpsize-template-default", "template <int W = warpSize> __device__ void f();", [("HP207", 1)]),
+    ("warpsize-runtime-ok", "__global__ void k(float* a){\n for (int o = warpSize / 2; o > 0; o >>= 1)"
+     " a[0] += __shfl_xor(a[0], o);\n int n = warpSize;\n if (warpSize == 64) a[1] = n;\n}", []),
+    # HP209
+    ("const-warp", "const int WARP = 32;", [("HP209", 1)]),
+    ("enum-warp", "enum { WARP_SIZE = 32 };", [("HP209", 1)]),
+    ("const-other", "#define NUM_WARPS 32\n#define BLOCK_SIZE 32\nconstexpr int kTile = 32;\n"
+     "#define WARP_SIZE 64", []),
+    # HP210
+    ("amdgcn-ifdef", "#ifdef __AMDGCN_WAVEFRONT_SIZE\n#endif", [("HP210", 1)]),
+    ("amdgcn-macro-body", "#define WS (__AMDGCN_WAVEFRONT_SIZE__)", [("HP210", 1)]),
+    ("amdgcn-in-comment", "// __AMDGCN_WAVEFRONT_SIZE is gone\nconst char* s = \"__AMDGCN_WAVEFRONT_SIZE\";", []),
+    # HP212
+    ("launch-bounds-one", "__global__ void __launch_bounds__(256) k() {}", []),
+    # HP213
+    ("width-nonsync", "__device__ float f(float v){\n return __shfl(v, 0, 32);\n}", [("HP213", 2)]),
+    ("width-16", "__device__ float f(float v){\n return __shfl(v, 0, 16);\n}", []),
+    # HP214
+    ("ladder-assignment-init", "__device__ float f(float v){\n int o;\n for (o = 16; o; o = o >> 1)\n"
+     "  v += __shfl_down(v, o);\n return v;\n}", [("HP214", 3)]),
+    ("ladder-no-shuffle", "__global__ void k(float* s){\n for (int o = 16; o > 0; o >>= 1)"
+     " if (threadIdx.x < o) s[threadIdx.x] += s[threadIdx.x + o];\n}", []),
+    ("ladder-subwarp", "__device__ float f(float v){\n return v + __shfl_xor(v, 16, 16);\n}", []),
+    ("ladder-warpsize", "__device__ float f(float v){\n for (int o = warpSize / 2; o > 0; o /= 2)"
+     " v += __shfl_down(v, o);\n return v;\n}", []),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), [c[1:] for c in CASES_72], ids=[c[0] for c in CASES_72])
+def test_cases_rocm_72(src: str, expected: list[tuple[str, int]]) -> None:
+    assert warp_findings(src) == sorted(expected)
+
+
+# -- the mechanical fix --------------------------------------------------------------------
+
+FIX_SRC = b"""__device__ float f(float v, int p) {
+    v += __shfl_down_sync(0xffffffff, v, 1);
+    v += __shfl_down_sync((unsigned)-1, v, 2);
+    return v + __all_sync(~0u, p);
+}
+"""
+
+
+def test_full_mask_is_widened_by_convert() -> None:
+    ctx = analyze(FIX_SRC, "t.cu", ROCM_72.with_(apply_fixes=True))
+    masks = [f for f in ctx.findings if f.code == "HP201"]
+    assert [f.line for f in masks] == [2, 3, 4]
+    assert all(f.fixed for f in masks)
+    out = apply_edits(FIX_SRC, ctx.edits)
+    assert out.count(b"0xffffffffffffffffull") == 3
+    assert b"0xffffffff," not in out and b"(unsigned)-1" not in out and b"~0u" not in out
+    again = analyze(out, "t.cu", ROCM_72.with_(apply_fixes=True))
+    assert not [f for f in again.findings if f.code == "HP201"]  # idempotent
+
+
+def test_scan_reports_but_does_not_fix() -> None:
+    ctx = analyze(FIX_SRC, "t.cu", ROCM_72)
+    assert [f.fixed for f in ctx.findings if f.code == "HP201"] == [False] * 3
+    assert b"0xffffffffffffffffull" not in apply_edits(FIX_SRC, ctx.edits)
+
+
+def test_mask_from_macro_is_reported_not_fixed() -> None:
+    src = b"#define FULL_MASK 0xffffffff\n__device__ float f(float v){ return __shfl_sync(FULL_MASK, v, 0); }\n"
+    ctx = analyze(src, "t.cu", ROCM_72.with_(apply_fixes=True))
+    [finding] = [f for f in ctx.findings if f.code == "HP201"]
+    assert (finding.line, finding.fixed) == (2, False)
+    assert "line 1" in finding.message
+
+
+# -- target versions -----------------------------------------------------------------------
+
+WARPSIZE_ARRAY = "__global__ void k(){\n __shared__ float s[warpSize];\n}"
+AMDGCN = "#if __AMDGCN_WAVEFRONT_SIZE == 64\n#endif"
+SYNC_USE = "__device__ float f(float v){\n v += __shfl_down_sync(~0ull, v, 1);\n return __shfl_sync(~0ull, v, 0);\n}"
+NEW_IN_7 = "__device__ int f(int v){\n __syncwarp();\n return __reduce_add_sync(~0ull, v);\n}"
+
+
+@pytest.mark.parametrize(("src", "on_63", "on_72"), [
+    (WARPSIZE_ARRAY, [("HP208", 2)], [("HP207", 2)]),
+    (AMDGCN, [("HP211", 1)], [("HP210", 1)]),
+    (SYNC_USE, [("HP215", 2)], []),
+    ("#define HIP_ENABLE_WARP_SYNC_BUILTINS\n" + SYNC_USE, [], []),
+    (NEW_IN_7, [("HP216", 2), ("HP216", 3)], []),
+], ids=["warpsize-constexpr", "amdgcn-macro", "sync-gated", "sync-enabled", "new-in-7"])
+def test_target_versions(src: str, on_63: list, on_72: list) -> None:
+    assert warp_findings(src, ROCM_63) == sorted(on_63)
+    assert warp_findings(src, ROCM_72) == sorted(on_72)
+
+
+def test_version_messages_differ() -> None:
+    old = analyze(AMDGCN.encode(), "t.cu", ROCM_63).findings
+    new = analyze(AMDGCN.encode(), "t.cu", ROCM_72).findings
+    [old_f] = [f for f in old if f.code == "HP211"]
+    [new_f] = [f for f in new if f.code == "HP210"]
+    assert old_f.severity < new_f.severity
+    assert "deprecated" in old_f.message and "removed" in new_f.message
+
+
+def test_gated_builtins_reported_once_per_function() -> None:
+    [finding] = [f for f in analyze(SYNC_USE.encode(), "t.cu", ROCM_63).findings if f.code == "HP215"]
+    assert "`__shfl_down_sync`, `__shfl_sync`" in finding.message
+
+
+# -- policy is central: one check that guards and suppressions reach these rules -------------
+
+def test_guarded_branch_and_suppression_are_silent() -> None:
+    src = (FIXTURES / "hip_guarded.cu").read_bytes()
+    assert warp_findings(src) == []
+    unguarded = src.replace(b"// hipport: ignore[HP204]", b"//")
+    assert ("HP204", 20) in warp_findings(unguarded)
+
+
+# -- documentation ---------------------------------------------------------------------------
+
+def test_every_rule_documents_a_before_and_after() -> None:
+    rules = [r for c, r in load().rules.items() if c.startswith("HP2")]
+    assert len(rules) == 16
+    for r in rules:
+        assert r.title and "## Why" in r.doc and "## Fix" in r.doc, r.code
+        assert r.doc.count("```cuda") >= 2, r.code
