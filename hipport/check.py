@@ -84,7 +84,13 @@ def write_baseline(path: Path, findings: Iterable[Finding]) -> int:
     ]
     data = {"hipport-baseline": BASELINE_FORMAT, "tool-version": __version__, "findings": entries}
     try:
-        atomic_write(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+        created = not path.exists()
+        atomic_write(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"),
+                     mode_from=None if created else path)
+        if created:  # a project file, not a private temporary: the usual umask applies
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(path, 0o666 & ~umask)
     except OSError as e:
         raise BaselineError(f"{path}: cannot write baseline: {e.strerror or e}") from e
     return sum(counts.values())

@@ -346,7 +346,7 @@ def sync(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, **_: object) 
     those twins themselves, are regenerated. Changed twins are left in place to be staged.
     """
     from hipport.options import ConfigError, find_project_config
-    from hipport.sync import exit_status, read_twins, regenerate, select
+    from hipport.sync import display, exit_status, read_twins, regenerate, select
 
     opts = build_options(ctx, [Path.cwd()])
     config = ctx.params.get("config_path") or find_project_config(Path.cwd())
@@ -359,7 +359,7 @@ def sync(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, **_: object) 
     results = [regenerate(t, opts) for t in twins]
     for r in results:
         if r.status == "regenerated":
-            click.echo(f"hipport sync: regenerated {r.twin.twin} from {r.twin.source}")
+            click.echo(f"hipport sync: regenerated {display(r.twin.twin)} from {display(r.twin.source)}")
         elif r.status == "error":
             click.echo(f"hipport: error: {r.error}", err=True)
     if not quiet and results:

@@ -31,6 +31,14 @@ class Twin:
     twin: Path
 
 
+def display(path: Path) -> str:
+    """``path`` relative to the working directory when inside it (how pre-commit names files)."""
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return str(path)
+
+
 @dataclass(frozen=True)
 class SyncResult:
     twin: Twin
