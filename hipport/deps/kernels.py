@@ -7,6 +7,7 @@ by family and severity, with the worst files first.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from hipport.deps.model import ParseIssue
@@ -18,18 +19,15 @@ def scan_kernels(root: Path, files: list[Path], options: Options) -> tuple[list[
     """HP findings (paths relative to ``root``), problems, and a summary for the report."""
     if not files:
         return [], [], summarize([], 0, "no CUDA/C++ sources")
-    try:
-        from hipport.pipeline import scan_paths
-    except ImportError as e:
-        issue = ParseIssue(".", 0, f"own CUDA sources not scanned: the kernel scanner is unavailable ({e})")
-        return [], [issue], summarize([], len(files), "unavailable")
+    from hipport.pipeline import scan_paths  # imported late: it loads tree-sitter
+
     findings: list[Finding] = []
     issues: list[ParseIssue] = []
     for result in scan_paths(files, options):
         rel = _rel(result.path, root)
         if result.error:
             issues.append(ParseIssue(rel, 0, f"kernel scan failed: {result.error}"))
-        findings += [_relocate(f, rel) for f in result.findings]
+        findings += [replace(f, path=rel) for f in result.findings]
     return findings, issues, summarize(findings, len(files), "scanned")
 
 
@@ -53,8 +51,3 @@ def _rel(path: str, root: Path) -> str:
         return Path(path).resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path
-
-
-def _relocate(f: Finding, rel: str) -> Finding:
-    from dataclasses import replace
-    return replace(f, path=rel)

@@ -1,0 +1,1 @@
+"""Ball query for point clouds (the example's own CUDA extension)."""
