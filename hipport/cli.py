@@ -159,6 +159,52 @@ def _print_errors(report) -> None:
         click.echo(f"hipport: error: {f.path}: {f.message}", err=True)
 
 
+# -- verify -------------------------------------------------------------------------
+
+def _compile_options(f):
+    """Flags for checking with hipcc, shared by ``convert --verify`` and ``verify``."""
+    f = click.option("-I", "--include-dir", "include_dirs", multiple=True, metavar="DIR",
+                     type=click.Path(file_okay=False, path_type=Path),
+                     help="Extra include directory for hipcc (repeatable).")(f)
+    return click.option("--offload-arch", default="gfx90a", show_default=True, metavar="GFX",
+                        help="GPU architecture hipcc checks device code for.")(f)
+
+
+def _run_verify(ctx: click.Context, opts: "Options", units: list, roots: list[Path]) -> int:
+    from hipport.pipeline import effective_jobs
+    from hipport.verify import run_and_report
+
+    return run_and_report(units, target=opts.rocm, arch=ctx.params["offload_arch"],
+                          includes=[*ctx.params["include_dirs"], *roots],
+                          jobs=effective_jobs(opts), echo=click.echo)
+
+
+@main.command("verify")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@_compile_options
+@target_options
+@click.pass_context
+def verify_command(ctx: click.Context, paths: tuple[Path, ...], **_: object) -> None:
+    """Syntax-check converted HIP code with AMD's hipcc, linking each error to findings.
+
+    Each translation unit is checked host and device side (hipcc -fsyntax-only, with
+    HIP_PLATFORM=amd); headers through the units that include them, or alone. Every error
+    is classed: predicted (a finding on or near its line), older-compiler (it names a HIP
+    API the tables date after the installed compiler), not-installed (a ROCm library's
+    header is missing here) or unpredicted (a gap in hipport's rules).
+
+    hipcc is found from HIPCC, ROCM_PATH/bin, PATH or /opt/rocm/bin. Exit status: 0 when
+    everything compiles or fails only for older-compiler/not-installed reasons, 1 on other
+    compile errors, 2 when no hipcc is available.
+    """
+    from hipport.verify import units_from_paths
+
+    inputs = list(paths)
+    opts = build_options(ctx, inputs)
+    roots = [p if p.is_dir() else p.parent for p in inputs]
+    ctx.exit(_run_verify(ctx, opts, units_from_paths(inputs, opts), roots))
+
+
 # -- convert ------------------------------------------------------------------------
 
 @main.command()
@@ -173,6 +219,9 @@ def _print_errors(report) -> None:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Where to write the report (format from the extension: .md .json .sarif .html .txt).")
 @click.option("--no-report", is_flag=True, help="Write no report file.")
+@click.option("--verify", is_flag=True,
+              help="Then syntax-check the written units with hipcc (see hipport verify --help).")
+@_compile_options
 @_fail_on_option(None)
 @target_options
 @click.pass_context
@@ -203,13 +252,21 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
         the_plan = plan(inputs, output, in_place=in_place, diff=diff, backup=not no_backup)
     except UsageError as e:
         raise click.UsageError(str(e)) from e
-    out = click.get_binary_stream("stdout")
+    if ctx.params["verify"] and (the_plan.diff or the_plan.stdout):
+        raise click.UsageError("--verify checks written files: it cannot be used with -o - or --diff")
+    out = sys.stdout.buffer
 
     def emit(data: str | bytes) -> None:
         out.write(data if isinstance(data, bytes) else data.encode("utf-8", "surrogateescape"))
         out.flush()
 
-    report = collect(run_convert(the_plan, opts, emit), opts, "convert")
+    units: list = []
+    results = run_convert(the_plan, opts, emit)
+    if ctx.params["verify"]:
+        from hipport.verify import units_from_convert
+
+        results = units_from_convert(the_plan, results, units)
+    report = collect(results, opts, "convert")
     dest = report_path
     if dest is None and not no_report and the_plan.report_dir is not None:
         dest = the_plan.report_dir / "hipport-report.md"
@@ -225,7 +282,12 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
         if dest is not None and not no_report:
             line += f"; report: {dest}"
         click.echo(line, err=True)
-    ctx.exit(exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None))
+    status = exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None)
+    if ctx.params["verify"]:
+        from hipport.verify import include_roots
+
+        status = max(status, _run_verify(ctx, opts, units, include_roots(the_plan)))
+    ctx.exit(status)
 
 
 # -- scan ---------------------------------------------------------------------------

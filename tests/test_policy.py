@@ -1,0 +1,74 @@
+"""Central policy in Context: HIP guards, suppression comments, ignore lists, overrides."""
+
+from __future__ import annotations
+
+import pytest
+
+from hipport.analyze import analyze
+from hipport.findings import Severity
+from hipport.guards import classify
+from hipport.options import DEFAULT_HIP_GUARDS, Options
+
+UNSUPPORTED = "cudaDeviceFlushGPUDirectRDMAWrites(a, b);"  # no HIP counterpart: HP101
+
+
+def codes(src: str, options: Options = Options()) -> list[tuple[str, int]]:
+    ctx = analyze(src.encode(), "t.cu", options)
+    return sorted((f.code, f.line) for f in ctx.findings)
+
+
+@pytest.mark.parametrize(("cond", "kind"), [
+    ("defined(__HIP_PLATFORM_AMD__)", "hip"),
+    ("defined __HIPCC__", "hip"),
+    ("USE_ROCM", "hip"),
+    ("defined(USE_ROCM) || defined(__HIP__)", "hip"),
+    ("(defined(__HIP_PLATFORM_AMD__))", "hip"),
+    ("!defined(USE_ROCM)", "cuda"),
+    ("!defined(__HIP_PLATFORM_AMD__) && CUDA_VERSION >= 11000", "cuda"),
+    ("defined(__CUDACC__)", None),
+    ("defined(USE_ROCM) && X", None),  # HIP and something else: its #else is not CUDA-only
+    ("defined(USE_ROCM) || defined(__CUDACC__)", None),
+])
+def test_guard_classification(cond: str, kind: str | None) -> None:
+    assert classify(cond, DEFAULT_HIP_GUARDS) == kind
+
+
+def test_cuda_branch_of_a_hip_guard_is_not_reported() -> None:
+    src = f"#ifdef USE_ROCM\nhipFoo();\n#else\n{UNSUPPORTED}\n#endif\n{UNSUPPORTED}\n"
+    assert codes(src) == [("HP101", 6)]
+
+
+def test_ifndef_and_elif_forms() -> None:
+    src = (f"#ifndef __HIP_PLATFORM_AMD__\n{UNSUPPORTED}\n#endif\n"
+           f"#if defined(__HIPCC__)\nx();\n#elif defined(HAVE_NVML)\n{UNSUPPORTED}\n#endif\n"
+           f"#if defined(HAVE_NVML)\n{UNSUPPORTED}\n#endif\n")
+    assert codes(src) == [("HP101", 10)]
+
+
+def test_project_guard_macros_count_when_named() -> None:
+    src = f"#ifdef GGML_USE_HIP\nx();\n#else\n{UNSUPPORTED}\n#endif\n"
+    assert codes(src) == [("HP101", 4)]
+    opts = Options(hip_guards=DEFAULT_HIP_GUARDS + ("GGML_USE_HIP",))
+    assert codes(src, opts) == []
+
+
+@pytest.mark.parametrize("comment", [
+    "// hipport: ignore[HP101]", "// hipport: ignore", "/* hipport: ignore[HP1XX] */",
+    "// hipport: ignore[HP201, HP101]",
+])
+def test_suppression_on_the_line_or_the_line_above(comment: str) -> None:
+    assert codes(f"{UNSUPPORTED} {comment}\n") == []
+    assert codes(f"{comment}\n{UNSUPPORTED}\n") == []
+    assert codes(f"{comment}\n\n{UNSUPPORTED}\n") == [("HP101", 3)]
+
+
+def test_suppression_of_another_code_does_not_hide() -> None:
+    assert codes(f"{UNSUPPORTED} // hipport: ignore[HP201]\n") == [("HP101", 1)]
+    assert codes(f'puts("hipport: ignore");\n{UNSUPPORTED}\n') == [("HP101", 2)]
+
+
+def test_ignore_list_and_severity_override() -> None:
+    assert codes(UNSUPPORTED, Options(ignore=frozenset({"HP101"}))) == []
+    assert codes(UNSUPPORTED, Options(ignore=frozenset({"HP1XX"}))) == []
+    ctx = analyze(UNSUPPORTED.encode(), "t.cu", Options(severity_overrides={"HP101": Severity.INFO}))
+    assert [f.severity for f in ctx.findings] == [Severity.INFO]

@@ -1,0 +1,128 @@
+"""Rewriters on small inputs: identifiers, includes, launches, macro bodies, targets."""
+
+from __future__ import annotations
+
+import pytest
+
+from hipport.options import Options
+from hipport.pipeline import transform
+from hipport.versions import parse_version
+
+V721 = Options(apply_fixes=True)
+V63 = Options(rocm=parse_version("6.3"), apply_fixes=True)
+HIP_LAUNCH = Options(apply_fixes=True, launch_syntax="hip")
+
+
+def conv(src: str, path: str = "t.cpp", options: Options = V721) -> str:
+    out, _, _ = transform(src.encode(), path, options)
+    return out.decode()
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("cudaMalloc(&p, n);", "hipMalloc(&p, n);"),
+    ("cudaStream_t s;", "hipStream_t s;"),
+    ("x = cudaMemcpyHostToDevice;", "x = hipMemcpyHostToDevice;"),
+    ("cub::DeviceScan::ExclusiveSum(a, b, c, d, n);", "hipcub::DeviceScan::ExclusiveSum(a, b, c, d, n);"),
+    ('puts("cudaMalloc");', 'puts("cudaMalloc");'),
+    ("// cudaMalloc\nint x;", "// cudaMalloc\nint x;"),
+    ("/* cudaFree(p) */ int y;", "/* cudaFree(p) */ int y;"),
+    ("s.cudaMalloc = 1;", "s.cudaMalloc = 1;"),  # a struct member keeps its name
+    ("int my_cudaMalloc_wrapper();", "int my_cudaMalloc_wrapper();"),
+    ("#define ALLOC(p, n) cudaMalloc(p, n) /* cudaFree */", "#define ALLOC(p, n) hipMalloc(p, n) /* cudaFree */"),
+    ("#define ERR cudaErrorMemoryAllocation", "#define ERR hipErrorOutOfMemory"),
+    ("#if 0\ncudaFree(p);\n#else\ncudaFree(q);\n#endif\n", "#if 0\nhipFree(p);\n#else\nhipFree(q);\n#endif\n"),
+])
+def test_identifiers(src: str, expected: str) -> None:
+    assert conv(src) == expected
+
+
+def test_target_decides_whether_a_name_is_rewritten() -> None:
+    src = "void f(cudaStream_t a, cudaStream_t b) { cudaStreamCopyAttributes(a, b); }"
+    assert "hipStreamCopyAttributes" in conv(src, options=V721)
+    out, findings, _ = transform(src.encode(), "t.cpp", V63)
+    assert b"cudaStreamCopyAttributes(a, b)" in out and b"hipStream_t a" in out
+    assert [(f.code, f.line) for f in findings] == [("HP102", 1)]
+    assert "exists from ROCm 7.2; target is 6.3" in findings[0].message
+
+
+def test_experimental_mapping_needs_the_flag() -> None:
+    from hipport.mapping import Status, load_table
+
+    # Every experimental row in HIPIFY's tables is dated after 7.2.1: look from 7.14.
+    later = (7, 14, 0)
+    table = load_table()
+    name = next(n for n in sorted(table.entries)
+                if table.view(later).resolve(n).status is Status.EXPERIMENTAL)
+    res = table.view(later, experimental=True).resolve(name)
+    src = f"void f() {{ {name}; }}"
+    out, findings, _ = transform(src.encode(), "t.cpp", V721.with_(rocm=later))
+    assert name in out.decode() and findings[0].code == "HP105"
+    out2, findings2, _ = transform(src.encode(), "t.cpp", V721.with_(rocm=later, experimental=True))
+    assert res.target in out2.decode() and findings2[0].code == "HP105"
+
+
+def test_roc_maps_math_libraries_to_roc_names() -> None:
+    out = conv("cublasHandle_t h; cublasCreate(&h);", options=V721.with_(roc=True))
+    assert out == "rocblas_handle h; rocblas_create_handle(&h);"
+
+
+def test_duplicate_includes_merge_within_one_branch_only() -> None:
+    src = "#include <cuda.h>\n#include <cuda_runtime.h>\n#if X\n#include <cuda_runtime_api.h>\n#endif\n"
+    out = conv(src, "t.cpp")
+    assert out.count("#include <hip/hip_runtime.h>\n") == 1
+    assert "#if X\n#include <hip/hip_runtime_api.h>\n#endif\n" in out
+
+
+def test_include_delimiters_and_comments_kept() -> None:
+    assert conv('#include "cublas_v2.h" // blas\n') == '#include "hipblas/hipblas.h" // blas\n'
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    # nvcc's implicit cuda_runtime.h: added before the first include of a .cu file
+    ("// header comment\n#include <cstdio>\n__global__ void k() {}\n",
+     "// header comment\n#include <hip/hip_runtime.h>\n#include <cstdio>\n__global__ void k() {}\n"),
+    # after a header guard's #define when nothing is included
+    ("#ifndef A_CUH\n#define A_CUH\n__device__ int f();\n#endif\n",
+     "#ifndef A_CUH\n#define A_CUH\n#include <hip/hip_runtime.h>\n__device__ int f();\n#endif\n"),
+    # after #pragma once
+    ("#pragma once\n__device__ int f();\n", "#pragma once\n#include <hip/hip_runtime.h>\n__device__ int f();\n"),
+    # CRLF files get a CRLF include
+    ("__global__ void k() {}\r\n", "#include <hip/hip_runtime.h>\r\n__global__ void k() {}\r\n"),
+    # already there (through a mapped include): nothing added
+    ("#include <cuda_runtime.h>\n__global__ void k() {}\n", "#include <hip/hip_runtime.h>\n__global__ void k() {}\n"),
+])
+def test_hip_runtime_include_added_once_to_cu_files(src: str, expected: str) -> None:
+    assert conv(src, "k.cu") == expected
+    assert conv(expected, "k.cu") == expected
+
+
+def test_plain_cpp_without_cuda_gets_no_include() -> None:
+    assert conv("int main() { return 0; }\n", "k.cu") == "int main() { return 0; }\n"
+    assert conv("__global__ void k() {}\n", "k.cpp") == "__global__ void k() {}\n"
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("k<<<g, b>>>(x);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x);"),
+    ("k<<<g, b, shm>>>();", "hipLaunchKernelGGL(k, dim3(g), dim3(b), shm, 0);"),
+    ("k<<<g, b, 0, s>>>(a, b);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, s, a, b);"),
+    ("k<float, 4><<<dim3(1, 2), 64>>>(p);",
+     "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float, 4>), dim3(dim3(1, 2)), dim3(64), 0, 0, p);"),
+    ("ns::k<T><<<1, 1, 0, st>>>(cudaStreamPerThread);",
+     "hipLaunchKernelGGL(HIP_KERNEL_NAME(ns::k<T>), dim3(1), dim3(1), 0, st, hipStreamPerThread);"),
+    ("#define L(k) k<<<1, 32>>>(0)", "#define L(k) hipLaunchKernelGGL(k, dim3(1), dim3(32), 0, 0, 0)"),
+])
+def test_hip_launch_syntax(src: str, expected: str) -> None:
+    body = f"void f() {{ {src} }}" if not src.startswith("#") else src
+    out = conv(body, options=HIP_LAUNCH)
+    assert expected in out
+    assert conv(out, options=HIP_LAUNCH) == out
+
+
+def test_cuda_launch_syntax_is_kept_by_default() -> None:
+    assert conv("void f() { k<<<g, b>>>(x); }") == "void f() { k<<<g, b>>>(x); }"
+
+
+def test_non_utf8_bytes_survive() -> None:
+    src = b"// caf\xe9 (latin-1)\ncudaFree(p);\n"
+    out, _, _ = transform(src, "t.cpp", V721)
+    assert out == b"// caf\xe9 (latin-1)\nhipFree(p);\n"
