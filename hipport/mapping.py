@@ -169,8 +169,9 @@ class FamilyInfo:
 
 
 class _Resource(Protocol):
+    """What is read from a data directory: a Path, or an importlib.resources Traversable."""
+
     def __truediv__(self, child: str) -> "_Resource": ...
-    def read_text(self, encoding: str = ...) -> str: ...
     def read_bytes(self) -> bytes: ...
 
 
@@ -488,9 +489,13 @@ def _write_cache(path: Path, raw: dict[str, Any]) -> None:
 
 
 def user_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/hipport`` (default ``~/.cache/hipport``)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "hipport"
+    """``$HIPPORT_CACHE_DIR``, else ``$XDG_CACHE_HOME/hipport``, else ``~/.cache/hipport``
+    (the directory ``check`` caches results in)."""
+    env = os.environ.get("HIPPORT_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "hipport"
 
 
 def _check(action: str, allowed: set[str], where: str) -> str:
