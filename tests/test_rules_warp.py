@@ -87,8 +87,12 @@ CASES_72: list[tuple[str, str, list[tuple[str, int]]]] = [
     ("popc-on-data", "__device__ int f(unsigned bits){\n return __popc(bits & 0xff);\n}", []),
     ("popcll-ok", "__device__ int f(int p){\n return __popcll(__ballot_sync(~0ull, p));\n}", []),
     # HP204
-    ("lane-mod-derived", "__global__ void k(){\n int t = threadIdx.x + blockIdx.x * blockDim.x;\n"
-     " int lane = t % 32;\n}", [("HP204", 3)]),
+    ("lane-mod-derived", "__global__ void k(int* o){\n int t = threadIdx.x;\n o[t / 32] = t;\n}",
+     [("HP204", 3)]),
+    ("lane-global-named", "__global__ void k(){\n int g = threadIdx.x + blockIdx.x * blockDim.x;\n"
+     " int warp_id = g / 32;\n}", [("HP204", 3)]),
+    ("bitmap-global-index", "__global__ void k(unsigned* bits){\n int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+     " atomicOr(&bits[i >> 5], 1u << (i & 31));\n}", []),
     ("lane-shift-int", "__device__ unsigned f(int laneId){\n return 1 << laneId;\n}", [("HP204", 2)]),
     ("lane-warp-ok", "__global__ void k(){\n int lane = threadIdx.x % warpSize;\n"
      " int w = threadIdx.x / warpSize;\n unsigned long long b = 1ull << lane;\n}", []),
@@ -113,6 +117,7 @@ CASES_72: list[tuple[str, str, list[tuple[str, int]]]] = [
     # HP209
     ("const-warp", "const int WARP = 32;", [("HP209", 1)]),
     ("enum-warp", "enum { WARP_SIZE = 32 };", [("HP209", 1)]),
+    ("function-macro-log", "#define LOG_WARP_THREADS(arch) (5)", [("HP209", 1)]),
     ("const-other", "#define NUM_WARPS 32\n#define BLOCK_SIZE 32\nconstexpr int kTile = 32;\n"
      "#define WARP_SIZE 64", []),
     # HP210

@@ -760,27 +760,35 @@ class _Scope:
 
     def __init__(self, ctx: Context, info: _Function) -> None:
         self.ctx, self.src, self.info = ctx, ctx.src, info
-        self.thread_vars: set[str] = set()
+        self.thread_vars: dict[str, str] = {}  # name -> "local" | "global"
         self.lane_vars: set[str] = set()
         for var in info.vars.values():  # document order: a derivation sees earlier ones
             if var.init is None or var.in_for_init:
                 continue
-            if self.is_thread_index(var.init):
-                self.thread_vars.add(var.name)
+            kind = self.thread_index_kind(var.init)
+            if kind:
+                self.thread_vars[var.name] = kind
             if self._is_lane_expr(var.init):
                 self.lane_vars.add(var.name)
 
-    def is_thread_index(self, node: Node) -> bool:
+    def thread_index_kind(self, node: Node) -> str | None:
+        """``"local"`` for an index within the block (threadIdx, blockDim, tid…), ``"global"``
+        when blockIdx is mixed in (then ``% 32`` is as often a bitmap word as a lane), else None."""
+        thread = block = False
         for n in walk(node):
             if n.type == "field_expression":
                 arg = n.child_by_field_name("argument")
-                if arg is not None and text(self.src, arg) in THREAD_BUILTINS:
-                    return True
+                name = text(self.src, arg) if arg is not None else ""
+                block |= name == "blockIdx"
+                thread |= name in THREAD_BUILTINS
             elif n.type == "identifier":
                 name = text(self.src, n)
-                if name in self.thread_vars or (self.info.device_like and name in THREAD_NAMES):
-                    return True
-        return False
+                kind = self.thread_vars.get(name)
+                thread |= kind is not None or (self.info.device_like and name in THREAD_NAMES)
+                block |= kind == "global"
+        if not thread:
+            return None
+        return "global" if block else "local"
 
     def _is_lane_expr(self, node: Node) -> bool:
         node = _strip(node)
@@ -807,7 +815,8 @@ class _Scope:
         if op == "&" and _is_int(self.src, left, 31):
             left, right = right, left
         v = _int_value(self.src, right)
-        if v is None or v[0] not in want or not self.is_thread_index(left):
+        kind = self.thread_index_kind(left) if v is not None and v[0] in want else None
+        if kind is None or (kind == "global" and not _assigned_to_lane_or_warp(self.src, node)):
             return None
         return f"{op} {text(self.src, right)}"
 
@@ -840,6 +849,19 @@ class _Scope:
                     if found:
                         return found
         return None
+
+
+def _assigned_to_lane_or_warp(src: bytes, node: Node) -> bool:
+    """``int lane = gid % 32;``: the name says the value is a lane or warp id."""
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    target = None
+    if parent is not None and parent.type == "init_declarator":
+        target = parent.child_by_field_name("declarator")
+    elif parent is not None and parent.type == "assignment_expression":
+        target = parent.child_by_field_name("left")
+    return target is not None and bool(re.search(r"lane|warp|wid", text(src, target), re.I))
 
 
 @REGISTRY.visits("function_definition")
@@ -1110,8 +1132,9 @@ def _report_constant(ctx: Context, where: Node, name: str, value: str) -> None:
     )
 
 
-@REGISTRY.visits("preproc_def")
+@REGISTRY.visits("preproc_def", "preproc_function_def")
 def check_define(define: Node, ctx: Context) -> None:
+    """``#define WARP_SIZE 32``, ``#define CUB_LOG_WARP_THREADS(arch) (5)``."""
     name_node = define.child_by_field_name("name")
     if name_node is None:
         return
