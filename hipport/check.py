@@ -156,16 +156,24 @@ def tool_fingerprint() -> str:
     """
     from importlib.util import find_spec
 
-    h = hashlib.sha256(f"{CACHE_FORMAT}\0{__version__}".encode())
+    roots: list[str] = []
     for package in ("hipport", "hipport.mappings", "tree_sitter", "tree_sitter_cuda"):
         spec = find_spec(package)
-        for root in (spec.submodule_search_locations or []) if spec else []:
-            for dirpath, dirnames, filenames in os.walk(root):
-                dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-                for name in sorted(filenames):
-                    st = os.stat(os.path.join(dirpath, name))
-                    rel = os.path.relpath(os.path.join(dirpath, name), root)
-                    h.update(f"{package}/{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        roots += list(spec.submodule_search_locations or []) if spec else [f"<no {package}>"]
+    return tree_digest(roots, salt=f"{CACHE_FORMAT}\0{__version__}")
+
+
+def tree_digest(roots: Iterable[str], salt: str = "") -> str:
+    """sha256 over (root, relative path, size, mtime) of every file under ``roots``."""
+    h = hashlib.sha256(salt.encode())
+    for root in roots:
+        h.update(f"{root}\n".encode())
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                full = os.path.join(dirpath, name)
+                st = os.stat(full)
+                h.update(f"{os.path.relpath(full, root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 

@@ -1,0 +1,333 @@
+"""``hipport check``: exit codes, output format, config, baseline matching and the cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hipport import check as check_mod
+from hipport import pipeline
+from hipport.check import (
+    Cache, default_cache_dir, read_baseline, split_baselined, tree_digest, write_baseline,
+)
+from hipport.cli import main
+from hipport.options import Options
+
+WARP_BUG = """\
+__global__ void k(int *out, int v) {
+    unsigned mask = __ballot_sync(0xffffffff, v > 0);
+    out[0] = mask;
+}
+"""
+
+CLEAN = """\
+__global__ void add(float *a, const float *b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] += b[i];
+}
+"""
+
+GUARDED = """\
+#if defined(__HIP_PLATFORM_AMD__)
+#define FULL_MASK (~0ull)
+#else
+#define FULL_MASK 0xffffffffu
+#endif
+__device__ unsigned long long vote(int v) {
+#ifdef __HIP_PLATFORM_AMD__
+    return __ballot(v);
+#else
+    return __ballot_sync(0xffffffff, v);
+#endif
+}
+"""
+
+LINE_RE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>HP\d{3}) "
+                     r"(?P<sev>blocker|high|medium|low|info): .+ \[(?P<slug>[a-z0-9-]+)\]$")
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "cache"
+    monkeypatch.setenv("HIPPORT_CACHE_DIR", str(d))
+    monkeypatch.chdir(tmp_path)
+    return d
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["check", *args], catch_exceptions=False)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- exit codes and output ------------------------------------------------------------
+
+def test_warp_bug_fails_with_compiler_style_lines(tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", WARP_BUG)
+    result = run("k.cu")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines, result.output
+    for line in lines:
+        m = LINE_RE.match(line)
+        assert m, line
+        assert m["path"] == "k.cu"
+    assert any(line.startswith("k.cu:2:35: HP201 high: ") and line.endswith("[warp-mask-32bit]")
+               for line in lines), lines
+
+
+def test_clean_and_guarded_files_pass(tmp_path: Path) -> None:
+    write(tmp_path / "clean.cu", CLEAN)
+    write(tmp_path / "guarded.cuh", GUARDED)
+    result = run("clean.cu", "guarded.cuh")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+
+
+def test_project_hip_guard_from_pyproject(tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", "#ifdef MY_HIP\n#else\n" + WARP_BUG + "#endif\n")
+    assert run("k.cu").exit_code == 1
+    write(tmp_path / "pyproject.toml", '[tool.hipport]\nhip-guards = ["MY_HIP"]\n')
+    assert run("k.cu").exit_code == 0
+
+
+def test_suppression_comment(tmp_path: Path) -> None:
+    src = WARP_BUG.replace("    unsigned mask", "    // hipport: ignore[HP201,HP202]\n    unsigned mask")
+    write(tmp_path / "k.cu", src)
+    result = run("k.cu")
+    assert "HP201" not in result.stdout and "HP202" not in result.stdout
+    assert result.exit_code == 0, result.output
+
+
+def test_fail_on_flag_and_config(tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", WARP_BUG)
+    blocker = run("--fail-on", "blocker", "k.cu")
+    assert blocker.exit_code == 0
+    assert "HP201" in blocker.stdout  # still shown, just not failing
+    write(tmp_path / "pyproject.toml", '[tool.hipport]\nfail-on = "blocker"\n')
+    assert run("k.cu").exit_code == 0  # the default --fail-on does not hide the config
+    assert run("--fail-on", "high", "k.cu").exit_code == 1  # an explicit flag wins
+
+
+def test_config_exclude_applies_to_named_files(tmp_path: Path) -> None:
+    write(tmp_path / "vendor" / "k.cu", WARP_BUG)
+    write(tmp_path / "pyproject.toml", '[tool.hipport]\nexclude = ["vendor"]\n')
+    assert run("vendor/k.cu").exit_code == 0
+
+
+def test_missing_and_broken_files_exit_2_naming_them(tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", WARP_BUG)
+    (tmp_path / "dangling.cu").symlink_to(tmp_path / "gone.cu")
+    result = run("k.cu", "missing.cu", "dangling.cu")
+    assert result.exit_code == 2
+    assert "hipport: error: missing.cu: no such file" in result.stderr
+    assert "hipport: error: dangling.cu:" in result.stderr
+    assert "HP201" in result.stdout  # the readable file is still reported
+
+
+def test_non_source_files_are_ignored(tmp_path: Path) -> None:
+    write(tmp_path / "notes.txt", WARP_BUG)
+    assert run("notes.txt").exit_code == 0
+
+
+# -- baseline ---------------------------------------------------------------------------
+
+def test_baseline_survives_moved_lines_and_counts_duplicates(tmp_path: Path) -> None:
+    body = "    unsigned m1 = __ballot_sync(0xffffffff, v > 0);\n"
+    write(tmp_path / "src" / "k.cu", "__global__ void k(int v) {\n" + body * 2 + "}\n")
+    written = run("--write-baseline", "base.json", "src/k.cu")
+    assert written.exit_code == 0, written.output
+    assert run("src/k.cu").exit_code == 1
+    assert run("--baseline", "base.json", "src/k.cu").exit_code == 0
+
+    # Lines move down: still the same findings.
+    write(tmp_path / "src" / "k.cu", "// header\n\n\n__global__ void k(int v) {\n" + body * 2 + "}\n")
+    moved = run("--baseline", "base.json", "src/k.cu")
+    assert moved.exit_code == 0, moved.output
+    assert "2 baselined" not in moved.stderr  # quiet when nothing is new
+
+    # A third identical line: two let through, the third is new.
+    write(tmp_path / "src" / "k.cu", "__global__ void k(int v) {\n" + body * 3 + "}\n")
+    third = run("--baseline", "base.json", "src/k.cu")
+    assert third.exit_code == 1
+    assert [ln.split(":")[3].split()[0] for ln in third.stdout.splitlines()] == ["HP201"]
+    assert third.stdout.startswith("src/k.cu:4:")  # the last of the three is the new one
+
+
+def test_baseline_paths_are_relative_to_the_baseline_file(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "proj" / "src" / "k.cu", WARP_BUG)
+    monkeypatch.chdir(tmp_path / "proj")
+    assert run("--write-baseline", "base.json", "src").exit_code == 0
+    data = json.loads((tmp_path / "proj" / "base.json").read_text())
+    assert {e["path"] for e in data["findings"]} == {"src/k.cu"}
+    monkeypatch.chdir(tmp_path)  # CI runs from elsewhere
+    assert run("--baseline", "proj/base.json", "proj/src/k.cu").exit_code == 0
+
+
+def test_new_finding_in_other_file_is_not_baselined(tmp_path: Path) -> None:
+    write(tmp_path / "a.cu", WARP_BUG)
+    assert run("--write-baseline", "base.json", "a.cu").exit_code == 0
+    write(tmp_path / "b.cu", WARP_BUG)
+    result = run("--baseline", "base.json", "a.cu", "b.cu")
+    assert result.exit_code == 1
+    assert {ln.split(":")[0] for ln in result.stdout.splitlines()} == {"b.cu"}
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no such baseline"),
+    ("{not json", "invalid JSON"),
+    ('{"findings": []}', "not a hipport baseline"),
+    ('{"hipport-baseline": 1, "findings": [{"path": "a.cu"}]}', "malformed baseline entry"),
+])
+def test_bad_baseline_exits_2_naming_it(tmp_path: Path, content: str | None, message: str) -> None:
+    write(tmp_path / "k.cu", CLEAN)
+    if content is not None:
+        write(tmp_path / "base.json", content)
+    result = run("--baseline", "base.json", "k.cu")
+    assert result.exit_code == 2
+    assert "base.json" in result.stderr and message in result.stderr
+
+
+def test_baseline_not_written_when_a_file_fails(tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", WARP_BUG)
+    result = run("--write-baseline", "base.json", "k.cu", "missing.cu")
+    assert result.exit_code == 2
+    assert not (tmp_path / "base.json").exists()
+
+
+def test_split_baselined_matches_on_text_not_line(tmp_path: Path) -> None:
+    path = write(tmp_path / "k.cu", WARP_BUG)
+    findings = list(pipeline.process(_source(path), Options()).findings)
+    base = tmp_path / "b.json"
+    write_baseline(base, findings)
+    moved = [f.__class__(**{**_fields(f), "line": f.line + 40}) for f in findings]
+    new, old = split_baselined(moved, read_baseline(base), base)
+    assert new == [] and len(old) == len(findings)
+    edited = [f.__class__(**{**_fields(f), "source_line": f.source_line + " // changed"})
+              for f in findings]
+    new, _ = split_baselined(edited, read_baseline(base), base)
+    assert len(new) == len(findings)
+
+
+# -- cache ------------------------------------------------------------------------------
+
+def _source(path: Path):
+    from hipport.files import SourceFile
+
+    return SourceFile(path, Path(path.name), path.parent, True)
+
+
+def _fields(f) -> dict:
+    from dataclasses import fields
+
+    return {fl.name: getattr(f, fl.name) for fl in fields(f)}
+
+
+@pytest.fixture
+def count_process(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every file that really goes through the pipeline (a cache miss)."""
+    seen: list[str] = []
+    real = pipeline.process
+
+    def counting(sf, options):
+        seen.append(sf.path.name)
+        return real(sf, options)
+
+    monkeypatch.setattr(pipeline, "process", counting)
+    return seen
+
+
+def test_cache_hit_gives_the_same_output(tmp_path: Path, count_process: list[str]) -> None:
+    write(tmp_path / "k.cu", WARP_BUG)
+    first = run("k.cu")
+    assert count_process == ["k.cu"]
+    second = run("k.cu")
+    assert count_process == ["k.cu"]  # answered from the cache
+    assert (second.exit_code, second.stdout) == (first.exit_code, first.stdout)
+
+
+def test_cache_misses_on_content_options_and_tool_change(
+        tmp_path: Path, count_process: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "k.cu", WARP_BUG)
+    run("k.cu")
+    write(tmp_path / "k.cu", WARP_BUG + "\n")
+    run("k.cu")
+    assert len(count_process) == 2  # new bytes
+    run("--rocm", "6.3", "k.cu")
+    assert len(count_process) == 3  # other target
+    run("--ignore", "HP202", "k.cu")
+    assert len(count_process) == 4  # other options
+    monkeypatch.setattr(check_mod, "tool_fingerprint", lambda: "another hipport")
+    run("k.cu")
+    assert len(count_process) == 5  # other rules or mappings installed
+
+
+def test_tree_digest_changes_with_any_data_file(tmp_path: Path) -> None:
+    data = write(tmp_path / "pkg" / "mappings" / "api.json", "{}")
+    before = tree_digest([str(tmp_path / "pkg")])
+    assert tree_digest([str(tmp_path / "pkg")]) == before
+    data.write_text('{"cudaFoo": "hipFoo"}')
+    assert tree_digest([str(tmp_path / "pkg")]) != before
+    write(tmp_path / "pkg" / "rules" / "new.py", "")
+    assert tree_digest([str(tmp_path / "pkg")]) != before
+
+
+def test_corrupt_entries_are_ignored_and_replaced(tmp_path: Path, cache_dir: Path,
+                                                  count_process: list[str]) -> None:
+    write(tmp_path / "k.cu", WARP_BUG)
+    good = run("k.cu")
+    entries = list(cache_dir.rglob("*.json"))
+    assert len(entries) == 1
+    for garbage in (b"", b"{trunc", b'{"key": "x"}', b"[1, 2]"):
+        entries[0].write_bytes(garbage)
+        again = run("k.cu")
+        assert (again.exit_code, again.stdout) == (good.exit_code, good.stdout)
+    assert len(count_process) == 5
+    assert json.loads(entries[0].read_bytes())["findings"]  # rewritten whole
+
+
+def test_no_cache_neither_reads_nor_writes(tmp_path: Path, cache_dir: Path,
+                                           count_process: list[str]) -> None:
+    write(tmp_path / "k.cu", WARP_BUG)
+    run("--no-cache", "k.cu")
+    assert not cache_dir.exists()
+    run("k.cu")
+    run("--no-cache", "k.cu")
+    assert len(count_process) == 3
+
+
+def test_unwritable_cache_does_not_fail_the_gate(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = write(tmp_path / "not-a-dir", "")
+    monkeypatch.setenv("HIPPORT_CACHE_DIR", str(blocker))
+    write(tmp_path / "k.cu", WARP_BUG)
+    assert run("k.cu").exit_code == 1
+
+
+def test_cache_directory_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HIPPORT_CACHE_DIR", str(tmp_path / "explicit"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "explicit"
+    monkeypatch.delenv("HIPPORT_CACHE_DIR")
+    assert default_cache_dir() == tmp_path / "xdg" / "hipport"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_cache_dir() == tmp_path / "home" / ".cache" / "hipport"
+
+
+def test_cache_key_covers_path_and_bytes(tmp_path: Path) -> None:
+    cache = Cache(tmp_path, Options())
+    keys = {cache.key("a.cu", b"x"), cache.key("b.cu", b"x"), cache.key("a.cu", b"y")}
+    assert len(keys) == 3
+    assert Cache(tmp_path, Options()).key("a.cu", b"x") == cache.key("a.cu", b"x")
+    assert os.listdir(tmp_path) == []  # keys cost no disk access
