@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 from hipport.context import Context
 from hipport.findings import Effort, Severity
-from hipport.guards import classify
 from hipport.parse import Node, call_arguments, call_name, enclosing_function, is_device_code, text
 from hipport.rule import Rule
 from hipport.rules import REGISTRY
@@ -999,9 +998,8 @@ def _arch_test(node: Node, ctx: Context) -> None:
     cond_text = text(ctx.src, cond)
     if not _ARCH_RE.search(cond_text) or _HIP_AWARE_RE.search(cond_text):
         return
-    negated = node.children[0].type in ("#ifndef", "#elifndef")
-    if classify(f"!defined({cond_text})" if negated else cond_text, ctx.options.hip_guards):
-        return
+    if ctx.in_cuda_only_branch(cond.end_byte):
+        return  # the CUDA side of a HIP guard (#elif after a HIP test, or !defined(HIP) && ...)
     directive = " ".join(text(ctx.src, node.children[0]).split())
     shown = f"{directive} {cond_text}"
     if re.search(r"[<>=]", cond_text):
