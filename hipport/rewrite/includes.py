@@ -11,6 +11,7 @@ branches are independent.
 from __future__ import annotations
 
 from hipport.context import Context
+from hipport.edits import Edit
 from hipport.parse import Node
 from hipport.rewrite import REGISTRY
 
@@ -64,7 +65,10 @@ def add_hip_runtime(ctx: Context) -> None:
     if ctx.rewrites == 0 and not any(m in ctx.src for m in _DEVICE_MARKERS):
         return
     newline = b"\r\n" if b"\r\n" in ctx.src else b"\n"
-    ctx.edit(*(_insertion_point(ctx),) * 2, b"#include <" + HIP_RUNTIME.encode() + b">" + newline)
+    at = _insertion_point(ctx)
+    # First in the list: among insertions at the same offset (a launch rewrite at the
+    # first byte of the file) the include must come before everything else.
+    ctx.edits.insert(0, Edit(at, at, b"#include <" + HIP_RUNTIME.encode() + b">" + newline))
     ctx.rewrites += 1
 
 
