@@ -107,9 +107,12 @@ CASES_72: list[tuple[str, str, list[tuple[str, int]]]] = [
     # HP206
     ("template-arg-warp", "__global__ void k(float v){\n v = warp_reduce<32>(v);\n}", [("HP206", 2)]),
     ("template-arg-other", "__global__ void k(){\n Vec<float, 32> v;\n}", []),
-    ("static-assert-other", "static_assert(sizeof(Key) == 32, \"key size\");", []),
+    ("static-assert-other", "static_assert(sizeof(Key) == 32, \"key size\");\n"
+     "static_assert(sizeof(WarpStorage) <= 32 * 1024, \"warp storage too big\");", []),
     # HP207
     ("warpsize-template-arg", "__global__ void k(float v){\n v = reduce<warpSize>(v);\n}", [("HP207", 2)]),
+    ("warpsize-macro-alias", "#define C10_WARP_SIZE warpSize\n__global__ void k(){\n"
+     " __shared__ float s[C10_WARP_SIZE];\n}", [("HP207", 3)]),
     ("warpsize-if", "#if warpSize == 64\n#endif", [("HP207", 1)]),
     ("warpsize-template-default", "template <int W = warpSize> __device__ void f();", [("HP207", 1)]),
     ("warpsize-runtime-ok", "__global__ void k(float* a){\n for (int o = warpSize / 2; o > 0; o >>= 1)"
@@ -118,6 +121,8 @@ CASES_72: list[tuple[str, str, list[tuple[str, int]]]] = [
     ("const-warp", "const int WARP = 32;", [("HP209", 1)]),
     ("enum-warp", "enum { WARP_SIZE = 32 };", [("HP209", 1)]),
     ("function-macro-log", "#define LOG_WARP_THREADS(arch) (5)", [("HP209", 1)]),
+    ("per-arch-define", "#if defined(__GFX8__) || defined(__GFX9__)\n#define WARP_SIZE 64\n#else\n"
+     "#define WARP_SIZE 32\n#endif\n__global__ void k(){\n __shared__ float s[WARP_SIZE];\n}", []),
     ("const-other", "#define NUM_WARPS 32\n#define BLOCK_SIZE 32\nconstexpr int kTile = 32;\n"
      "#define WARP_SIZE 64", []),
     # HP210

@@ -1141,7 +1141,14 @@ def check_define(define: Node, ctx: Context) -> None:
     name, body = ctx.text(name_node), _macro_body(ctx.src, define)
     value = body.strip("() ").rstrip("uU")
     if (_is_warp_size_name(name) and value == "32") or (_WARP_LOG_NAME.search(name) and value == "5"):
-        _report_constant(ctx, define.child_by_field_name("value") or define, name, body)
+        if not _defined_per_arch(ctx, name):
+            _report_constant(ctx, define.child_by_field_name("value") or define, name, body)
+
+
+def _defined_per_arch(ctx: Context, name: str) -> bool:
+    """The file defines ``name`` with more than one value (the ported ``#if __GFX9__ … 64 #else 32``)."""
+    bodies = {body for body, _ in _file_facts(ctx).macros.get(name, ())}
+    return len(bodies) > 1
 
 
 _CONSTANT_FIELDS = {  # node type -> (name field, value field)
@@ -1202,7 +1209,11 @@ def check_static_assert(node: Node, ctx: Context) -> None:
     message = node.child_by_field_name("message")
     if cond is None:
         return
-    has_32 = any(_is_int(ctx.src, n, 32, 31) for n in walk(cond))
+    has_32 = any(  # a 32 compared or divided, not a 32 * 1024 size bound
+        _is_int(ctx.src, n, 32, 31) and n.parent is not None and n.parent.type == "binary_expression"
+        and ctx.text(n.parent.child_by_field_name("operator")) in ("==", "!=", "%", "/", "&", "<=", ">=", "<", ">")
+        for n in walk(cond)
+    )
     names_warp = any(
         n.type in ("identifier", "type_identifier") and _is_warp_size_name(ctx.text(n)) for n in walk(cond)
     ) or (message is not None and "warp" in ctx.text(message).lower())
@@ -1245,7 +1256,11 @@ def _warp_sized(ctx: Context, size: Node, one_dimensional: bool) -> str | None:
     if one_dimensional and _is_int(ctx.src, size, 32):
         return "for 32 lanes (one slot per lane or per warp)"
     if size.type == "identifier" and _is_warp_size_name(ctx.text(size)):
-        return f"by `{ctx.text(size)}`"
+        name = ctx.text(size)
+        facts = _file_facts(ctx)
+        if name in facts.warp_size_aliases or _defined_per_arch(ctx, name):
+            return None  # HP207 reports a warpSize alias; a per-architecture value is the fix
+        return f"by `{name}`"
     if size.type == "binary_expression":
         op = ctx.text(size.child_by_field_name("operator"))
         right = size.child_by_field_name("right")
