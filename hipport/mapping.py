@@ -364,16 +364,15 @@ class MappingView:
     def _resolve(self, e: ApiEntry) -> Resolution:
         fam = self.table.families[e.family]
         tgt = short_version(self.rocm)
+        notes: list[str] = []
         if self.roc and e.roc is not None:
             name, lib = e.roc, fam.roc_library or fam.hip_library
             added, deprecated, removed, changed, exp = (
                 e.roc_added, e.roc_deprecated, e.roc_removed, e.roc_changed, e.roc_experimental)
-            notes = []
         else:
             name, lib = e.hip, fam.hip_library
             added, deprecated, removed, changed, exp = (
                 e.hip_added, e.hip_deprecated, e.hip_removed, e.hip_changed, e.hip_experimental)
-            notes = []
             if fam.hip_unsupported_note:
                 name = None
             elif self.roc and fam.roc_library and e.hip is not None:
@@ -381,7 +380,10 @@ class MappingView:
         if name is None:
             status, apply = Status.UNSUPPORTED, False
             if fam.hip_unsupported_note and not self.roc:
-                text = fam.hip_unsupported_note + (f"; MIOpen name: {e.roc}" if e.roc else "")
+                text = fam.hip_unsupported_note + (f"; {fam.roc_library} name: {e.roc}" if e.roc else "")
+            elif self.roc and fam.roc_library:
+                libs = fam.roc_library if fam.hip_unsupported_note else f"{fam.roc_library} or {fam.hip_library}"
+                text = f"{e.cuda} has no {libs} equivalent"
             else:
                 text = f"{e.cuda} has no {lib} equivalent"
         elif removed is not None and removed <= self.rocm:
