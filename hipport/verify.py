@@ -38,12 +38,16 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from hipport.convert import Plan, destination
+from hipport.files import looks_like_cuda, read_bytes
 from hipport.findings import Finding
+from hipport.options import Options
+from hipport.pipeline import FileResult, scan_paths
 from hipport.versions import Version, short_version
 
 DEFAULT_ARCH = "gfx90a"
@@ -383,6 +387,91 @@ def remap(findings: Iterable[Finding], old: bytes, new: bytes, path: Path) -> tu
     to_new = line_map(old, new)
     return tuple(replace(f, path=str(path), line=to_new(f.line), end_line=to_new(f.end_line or f.line))
                  for f in findings)
+
+
+# -- what to check -------------------------------------------------------------------------
+
+_HIP_HINT = re.compile(rb"hip[A-Z_]|<hip/|__global__|__device__")
+
+
+def worth_checking(data: bytes) -> bool:
+    """CUDA- or HIP-looking text; plain C++ that hipport left alone is not its output to judge."""
+    return looks_like_cuda(data) or _HIP_HINT.search(data) is not None
+
+
+def units_from_convert(plan_: Plan, results: Iterable[FileResult], into: list[Unit]) -> Iterator[FileResult]:
+    """Pass convert's results through, noting each written source in ``into``.
+
+    Findings are made on the input's lines and moved onto the output's (the converter adds
+    and drops include lines). In place, the input bytes are gone once written, so the
+    input's numbering is kept and ``WINDOW`` absorbs small shifts.
+    """
+    for r in results:
+        yield r
+        if r.status not in ("converted", "unchanged") or r.source is None:
+            continue
+        target = next(t for t in plan_.targets if _within(r.source.path, t.input))
+        dest = destination(target, r)
+        try:
+            data = read_bytes(dest)
+        except OSError:
+            continue
+        if r.status == "unchanged" and not worth_checking(data):
+            continue
+        if target.in_place or r.output is None:
+            findings = tuple(replace(f, path=str(dest)) for f in r.findings)
+        else:
+            findings = remap(r.findings, read_bytes(r.source.path), r.output, dest)
+        into.append(Unit(dest, findings))
+
+
+def _within(path: Path, root: Path) -> bool:
+    path, root = path.resolve(), root.resolve()
+    return path == root or root in path.parents
+
+
+def include_roots(plan_: Plan) -> list[Path]:
+    """The output tree's roots: converted code includes its own headers from there."""
+    roots = []
+    for t in plan_.targets:
+        if t.root is not None:
+            roots.append(t.root)
+        elif t.file is not None:
+            roots.append(t.file.parent)
+        else:
+            roots.append(t.input if t.input.is_dir() else t.input.parent)
+    return list(dict.fromkeys(roots))
+
+
+def units_from_paths(paths: Iterable[Path], options: Options) -> list[Unit]:
+    """Already converted code: each source worth checking, with the findings a scan makes on it."""
+    units = []
+    for r in scan_paths(paths, options):
+        if r.source is None or r.status in ("error", "skipped", "other"):
+            continue
+        try:
+            data = read_bytes(r.source.path)
+        except OSError:
+            continue
+        if worth_checking(data):
+            units.append(Unit(r.source.path, tuple(r.findings)))
+    return units
+
+
+def run_and_report(units: list[Unit], *, target: Version, arch: str, includes: Iterable[Path],
+                   jobs: int, echo: Callable[..., None]) -> int:
+    """What ``--verify`` and ``hipport verify`` do: 0 compiles, 1 compile errors, 2 no hipcc."""
+    try:
+        compiler = probe()
+    except NoCompiler as e:
+        echo(f"hipport: verify: {e}", err=True)
+        return 2
+    if not units:
+        echo("hipport verify: no CUDA or HIP sources to check")
+        return 0
+    result = verify(units, compiler=compiler, target=target, arch=arch, includes=includes, jobs=jobs)
+    echo(render(result), nl=False)
+    return result.exit_status()
 
 
 # -- text output -------------------------------------------------------------------------
