@@ -592,7 +592,8 @@ def _int_value(src: bytes, node: Node) -> tuple[int, str] | None:
     if not m:
         return None
     digits = m.group(1).replace("'", "")
-    base = 16 if digits[:2] in ("0x", "0X") else 2 if digits[:2] in ("0b", "0B") else 8 if len(digits) > 1 and digits[0] == "0" else 10
+    prefix = digits[:2].lower()
+    base = 16 if prefix == "0x" else 2 if prefix == "0b" else 8 if len(digits) > 1 and digits[0] == "0" else 10
     try:
         return sign * int(digits, base), m.group(2).lower()
     except ValueError:  # 09 and friends: not a valid literal
@@ -687,7 +688,7 @@ def _collect_file_facts(tree: Tree, src: bytes) -> _FileFacts:
             for var in _declared_vars(src, node):
                 facts.globals[var.name] = var
         in_fn = in_fn or node.type == "function_definition"
-        stack.extend((c, in_fn) for c in node.children)
+        stack.extend((c, in_fn) for c in reversed(node.children))  # document order
     return facts
 
 
@@ -735,7 +736,9 @@ def _gather(ctx: Context, func: Node) -> _Function:
         t = node.type
         if t == "declaration":
             parent = node.parent
-            in_for = parent is not None and parent.type == "for_statement" and parent.child_by_field_name("initializer") == node
+            in_for = parent is not None and parent.type == "for_statement" and (
+                parent.child_by_field_name("initializer") == node
+            )
             for var in _declared_vars(src, node, in_for):
                 info.vars[var.name] = var
         elif t == "assignment_expression" and text(src, node.child_by_field_name("operator")) == "=":
@@ -759,7 +762,7 @@ class _Scope:
     """Answers "is this expression a thread index / a lane / a ballot?" inside one function."""
 
     def __init__(self, ctx: Context, info: _Function) -> None:
-        self.ctx, self.src, self.info = ctx, ctx.src, info
+        self.src, self.info = ctx.src, info
         self.thread_vars: dict[str, str] = {}  # name -> "local" | "global"
         self.lane_vars: set[str] = set()
         for var in info.vars.values():  # document order: a derivation sees earlier ones
@@ -842,7 +845,9 @@ class _Scope:
         if node.type == "identifier":
             name = text(self.src, node)
             var = self.info.vars.get(name)
-            values = ([var.init] if var is not None and var.init is not None else []) + self.info.assigned.get(name, [])
+            values = self.info.assigned.get(name, [])
+            if var is not None and var.init is not None:
+                values = [var.init, *values]
             for v in values:
                 if v is not None and v != node:
                     found = self.is_ballot(v, depth + 1)
@@ -981,7 +986,8 @@ def _check_lane_arithmetic(ctx: Context, scope: _Scope) -> None:
         if op:
             ctx.report(
                 LaneArithmetic32, node,
-                f"`{ctx.text(node)}` computes a lane/warp index with `{op}` for 32-lane warps; a wave on CDNA has 64",
+                f"`{ctx.text(node)}` computes a lane/warp index with `{op}` for 32-lane warps; "
+                "a wave on CDNA has 64",
                 "use `warpSize` (e.g. `% warpSize`, `/ warpSize`) or a per-architecture WARP_SIZE",
             )
             continue
@@ -1044,7 +1050,8 @@ def check_call(call: Node, ctx: Context) -> None:
         if delta is not None and _is_int(src, delta, 16) and not narrow:
             ctx.report(
                 ShuffleLadder16, delta,
-                f"`{name}` with offset 16 starts a 32-lane reduction ladder; lanes 32-63 of a wave are never combined",
+                f"`{name}` with offset 16 starts a 32-lane reduction ladder; "
+                "lanes 32-63 of a wave are never combined",
                 "start the ladder at warpSize / 2",
             )
 
@@ -1202,6 +1209,9 @@ def check_template_argument(args: Node, ctx: Context) -> None:
             )
 
 
+_COMPARE_OPS = frozenset({"==", "!=", "%", "/", "&", "<=", ">=", "<", ">"})
+
+
 @REGISTRY.visits("static_assert_declaration")
 def check_static_assert(node: Node, ctx: Context) -> None:
     """``static_assert(WARP_SIZE == 32, ...)`` and asserts whose message says "warp"."""
@@ -1211,7 +1221,7 @@ def check_static_assert(node: Node, ctx: Context) -> None:
         return
     has_32 = any(  # a 32 compared or divided, not a 32 * 1024 size bound
         _is_int(ctx.src, n, 32, 31) and n.parent is not None and n.parent.type == "binary_expression"
-        and ctx.text(n.parent.child_by_field_name("operator")) in ("==", "!=", "%", "/", "&", "<=", ">=", "<", ">")
+        and ctx.text(n.parent.child_by_field_name("operator")) in _COMPARE_OPS
         for n in walk(cond)
     )
     names_warp = any(
@@ -1232,7 +1242,7 @@ def check_shared_array(array: Node, ctx: Context) -> None:
     decl = array
     while decl is not None and decl.type not in ("declaration", "field_declaration"):
         decl = decl.parent
-    if decl is None or not any(c.type == "type_qualifier" and ctx.text(c) == "__shared__" for c in decl.children):
+    if decl is None or not _has_qualifier(decl, "__shared__"):
         return
     sizes: list[Node] = []
     node: Node | None = array
@@ -1249,6 +1259,13 @@ def check_shared_array(array: Node, ctx: Context) -> None:
                 f"`__shared__` array `{ctx.text(array)}` is sized {why}; a wave on CDNA has 64 lanes",
                 "size per-lane storage for 64 lanes and index it with warpSize-based lane/warp ids",
             )
+
+
+def _has_qualifier(decl: Node, keyword: str) -> bool:
+    """``__shared__``/``constexpr`` among a declaration's type qualifiers."""
+    return any(
+        c.type == "type_qualifier" and c.child_count > 0 and c.children[0].type == keyword for c in decl.children
+    )
 
 
 def _warp_sized(ctx: Context, size: Node, one_dimensional: bool) -> str | None:
@@ -1283,6 +1300,11 @@ def check_launch_bounds(node: Node, ctx: Context) -> None:
 
 # -- warpSize as a constant, __AMDGCN_WAVEFRONT_SIZE ------------------------------------------
 
+_CONSTANT_PLACES = {
+    "enumerator": "an enumerator", "bitfield_clause": "a bit-field width", "launch_bounds": "__launch_bounds__",
+}
+
+
 def _constant_context(node: Node) -> str | None:
     """Name of the constant-expression context ``node`` sits in, if any."""
     child, parent = node, node.parent
@@ -1298,13 +1320,15 @@ def _constant_context(node: Node) -> str | None:
             return "#if (where it is not a macro and evaluates to 0)"
         if t == "case_statement" and parent.child_by_field_name("value") == child:
             return "a case label"
-        if t in ("enumerator", "bitfield_clause", "launch_bounds"):
-            return {"enumerator": "an enumerator", "bitfield_clause": "a bit-field width"}.get(t, "__launch_bounds__")
-        if t == "optional_parameter_declaration" and parent.parent is not None and parent.parent.type == "template_parameter_list":
+        if t in _CONSTANT_PLACES:
+            return _CONSTANT_PLACES[t]
+        if t == "optional_parameter_declaration" and (
+            parent.parent is not None and parent.parent.type == "template_parameter_list"
+        ):
             return "a template parameter default"
         if t == "init_declarator" and parent.child_by_field_name("value") == child:
             decl = parent.parent
-            if decl is not None and any(c.type == "type_qualifier" and c.child_count and c.children[0].type == "constexpr" for c in decl.children):
+            if decl is not None and _has_qualifier(decl, "constexpr"):
                 return "a constexpr initializer"
         if t == "if_statement" and parent.child_by_field_name("condition") == child:
             return "if constexpr" if any(c.type == "constexpr" for c in parent.children) else None
