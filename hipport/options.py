@@ -48,6 +48,10 @@ class Options:
     ignore: frozenset[str] = frozenset()
     severity_overrides: dict[str, Severity] = field(default_factory=dict, hash=False)
     jobs: int = 0  # 0: one per CPU
+    #: "clang" adds libclang's deep findings (hipport.deep) to tree-sitter's; needs hipport[clang].
+    engine: str = "tree-sitter"
+    compile_commands: Path | None = None  # -p: compile_commands.json, or the directory holding it
+    clang_args: tuple[str, ...] = ()  # --clang-arg, after the compile database's flags
 
     def with_(self, **changes) -> "Options":
         return replace(self, **changes)
@@ -58,7 +62,8 @@ class Options:
         return "|".join([
             ".".join(map(str, self.rocm)), self.launch_syntax, str(self.roc),
             str(self.experimental), str(self.apply_fixes), ",".join(self.hip_guards),
-            ",".join(sorted(self.ignore)), overrides,
+            ",".join(sorted(self.ignore)), overrides, self.engine, str(self.compile_commands or ""),
+            " ".join(self.clang_args),
         ])
 
 

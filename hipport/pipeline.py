@@ -78,6 +78,10 @@ def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Fin
     from hipport.analyze import analyze  # deferred: tree-sitter loads only when needed
 
     ctx = analyze(data, path, options)
+    if options.engine == "clang":  # deferred too: libclang loads only when asked for
+        from hipport.deep import add_deep_findings
+
+        add_deep_findings(ctx, Path(path))
     new = apply_edits(data, ctx.edits) if ctx.edits else data
     return new, sorted(ctx.findings, key=Finding.sort_key), ctx.rewrites
 
