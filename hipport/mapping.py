@@ -55,10 +55,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from hipport.datafiles import mappings
 from hipport.versions import NAMED_RELEASES, Version, parse_version, short_version
 
 if sys.version_info >= (3, 11):
@@ -281,7 +281,7 @@ class MappingTable:
         With ``cache_dir``, the parsed data is pickled there under the hash of every data
         file and of this module, so a cache entry can never be stale and is safe to delete.
         """
-        data = data_dir if data_dir is not None else files("hipport.mappings")
+        data = data_dir if data_dir is not None else mappings()
         return cls._from_raw(_load_raw(api_dir, data, cache_dir))
 
     @classmethod
@@ -536,7 +536,7 @@ def _namespaces(doc: dict[str, Any]) -> dict[str, NamespaceRule]:
 @lru_cache(maxsize=1)
 def load_table() -> MappingTable:
     """The installed tables, loaded once per process."""
-    return MappingTable.from_dir(files("hipport.mappings") / "api", cache_dir=user_cache_dir())
+    return MappingTable.from_dir(mappings() / "api", cache_dir=user_cache_dir())
 
 
 @dataclass(frozen=True, slots=True)

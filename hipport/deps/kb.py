@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from functools import lru_cache
-from importlib.resources import files
 
+from hipport.datafiles import mappings
 from hipport.deps.pep508 import normalize
 
 
@@ -88,7 +88,7 @@ class KnowledgeBase:
 
 @lru_cache(maxsize=1)
 def load() -> KnowledgeBase:
-    data = json.loads(files("hipport.mappings").joinpath("python-deps.json").read_text(encoding="utf-8"))
+    data = json.loads(mappings().joinpath("python-deps.json").read_text(encoding="utf-8"))
     return KnowledgeBase(data)
 
 
@@ -100,4 +100,4 @@ def scoring() -> dict:
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
-    return tomllib.loads(files("hipport.mappings").joinpath("python-deps-scoring.toml").read_text(encoding="utf-8"))
+    return tomllib.loads(mappings().joinpath("python-deps-scoring.toml").read_text(encoding="utf-8"))
