@@ -611,6 +611,7 @@ def _const_value(expr: str, env: dict[str, int]) -> int | None:
 
 @REGISTRY.visits("preproc_def")
 def _define(node: Node, ctx: Context) -> None:
+    """Remember integer ``#define`` constants: shared-memory extents are usually macros."""
     name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
     if name is None or value is None:
         return
@@ -644,15 +645,15 @@ _PTX_HINTS = {
 }
 
 
-def _asm_template(src: bytes, node: Node) -> tuple[str, Node] | None:
-    """The assembly template of a ``gnu_asm_expression`` (adjacent literals joined) and its node."""
+def _asm_template(src: bytes, node: Node) -> str | None:
+    """The assembly template of a ``gnu_asm_expression``, adjacent literals joined."""
     tmpl = node.child_by_field_name("assembly_code")
     if tmpl is None:
         tmpl = next((c for c in node.named_children if c.type in ("string_literal", "concatenated_string")), None)
     if tmpl is None:
         return None
     parts = [text(src, c) for c in (tmpl.named_children if tmpl.type == "concatenated_string" else [tmpl])]
-    return "".join(p[1:-1] if p.startswith('"') else "" for p in parts), tmpl
+    return "".join(p[1:-1] if p.startswith('"') else "" for p in parts)
 
 
 def _ptx_items(template: str) -> list[str]:
@@ -679,6 +680,11 @@ def _ptx_items(template: str) -> list[str]:
 
 
 def _report_ptx(ctx: Context, where: Node, template: str, in_device: bool) -> None:
+    """Report an asm block in device code, or anywhere when its template is recognisably PTX.
+
+    ``analyze`` reparses ``#define`` bodies, so an asm macro arrives here outside any
+    function: there, only a PTX-looking template (dotted opcodes, special registers) counts.
+    """
     if not template.strip():
         return  # asm volatile("" ::: "memory") is a portable compiler barrier
     items = _ptx_items(template)
@@ -698,9 +704,9 @@ def _report_ptx(ctx: Context, where: Node, template: str, in_device: bool) -> No
 
 @REGISTRY.visits("gnu_asm_expression")
 def _asm(node: Node, ctx: Context) -> None:
-    found = _asm_template(ctx.src, node)
-    if found is not None:
-        _report_ptx(ctx, node, found[0], is_device_code(ctx.src, node))
+    template = _asm_template(ctx.src, node)
+    if template is not None:
+        _report_ptx(ctx, node, template, is_device_code(ctx.src, node))
 
 
 # --------------------------------------------------------------------------- calls
@@ -876,8 +882,8 @@ def _element_size(src: bytes, decl: Node) -> int | None:
     return _TYPE_SIZES.get(name) or _TYPE_SIZES.get(name.removesuffix(" int"))
 
 
-def _array_extents(src: bytes, decl: Node) -> tuple[Node, list[str]] | None:
-    """(identifier node, extent texts outermost-first) of an array declarator."""
+def _array_extents(src: bytes, decl: Node) -> list[str] | None:
+    """Extent texts of an array declarator; None for non-arrays and unsized (dynamic) arrays."""
     extents: list[str] = []
     node = decl
     while node is not None and node.type == "array_declarator":
@@ -886,20 +892,27 @@ def _array_extents(src: bytes, decl: Node) -> tuple[Node, list[str]] | None:
             return None  # extern __shared__ T x[]: dynamic, sized at launch
         extents.append(text(src, size))
         node = node.child_by_field_name("declarator")
-    return (node, extents) if extents and node is not None else None
+    return extents or None
+
+
+def _function_name(ctx: Context, node: Node) -> str:
+    func = enclosing_function(node)
+    decl = func.child_by_field_name("declarator") if func is not None else None
+    return f"`{ctx.text(decl).split('(')[0].strip()}`" if decl is not None else "this translation unit"
 
 
 def _shared_decl(node: Node, ctx: Context) -> None:
+    """Add constant-sized ``__shared__`` arrays to their function's total; report the one crossing 64 KiB."""
     elem = _element_size(ctx.src, node)
     if elem is None:
         return
     st = _state(ctx)
     for d in node.children_by_field_name("declarator"):
-        found = _array_extents(ctx.src, d)
-        if found is None:
+        extents = _array_extents(ctx.src, d)
+        if extents is None:
             continue
         total = elem
-        for e in found[1]:
+        for e in extents:
             v = _const_value(e, st.constants)
             if v is None:
                 return
@@ -908,9 +921,7 @@ def _shared_decl(node: Node, ctx: Context) -> None:
         before = st.shared_bytes.get(key, 0)
         st.shared_bytes[key] = before + total
         if before <= LDS_LIMIT < before + total:
-            func = enclosing_function(node)
-            where = "this kernel" if func is None else f"`{text(ctx.src, func.child_by_field_name('declarator')).split('(')[0].strip()}`"
-            ctx.report(SharedMemoryOver64K, node, f"static __shared__ memory in {where} reaches "
+            ctx.report(SharedMemoryOver64K, node, f"static __shared__ memory in {_function_name(ctx, node)} reaches "
                        f"{before + total} bytes (> 64 KiB): {_lds_note(ctx)}",
                        "shrink the tile, or move part of the buffer to dynamic shared memory sized per GPU")
 
@@ -922,7 +933,7 @@ _HALF_TYPES = {"half", "__half", "half2", "__half2", "__nv_bfloat16", "nv_bfloat
                "nv_bfloat162"}
 
 
-def _declared_names(src: bytes, decl: Node) -> list[Node]:
+def _declared_names(decl: Node) -> list[Node]:
     """Identifier nodes declared by a declaration or parameter (through pointers, arrays, inits)."""
     out = []
     for d in decl.children_by_field_name("declarator"):
@@ -957,11 +968,11 @@ def _declaration(node: Node, ctx: Context) -> None:
     if type_node is not None and type_node.type == "template_type":
         tname = type_node.child_by_field_name("name")
         if tname is not None and text(src, tname) == "texture":
-            for ident in _declared_names(src, node):
+            for ident in _declared_names(node):
                 st.texture_refs.add(text(src, ident))
             ctx.report(TextureReference, node, f"texture reference `{type_text}` (deprecated in HIP, "
                        "removed in CUDA 12)", "use a cudaTextureObject_t created on the host")
-    names = _declared_names(src, node)
+    names = _declared_names(node)
     key = _func_key(node)
     if type_text.rsplit("::", 1)[-1] in _HALF_TYPES:
         st.half_vars.update((key, text(src, n)) for n in names)

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib.resources import files
+from functools import cached_property, lru_cache
 
+from hipport.datafiles import mappings
 from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.parse import Node, text
@@ -396,6 +396,18 @@ class Catalogue:
     libraries: tuple[Library, ...]
     apis: tuple[ApiUse, ...]
 
+    @cached_property
+    def receivers(self) -> frozenset[str]:
+        return frozenset(a.receiver for a in self.apis if a.receiver)
+
+    @cached_property
+    def names(self) -> re.Pattern[str]:
+        """Every identifier any entry could match, as one pattern: most names match nothing."""
+        alts = [lib.pattern.pattern for lib in self.libraries if lib.pattern is not None]
+        alts += [re.escape(i) for lib in self.libraries for i in lib.identifiers]
+        alts += [a.pattern.pattern for a in self.apis]
+        return re.compile("|".join(f"(?:{p})" for p in alts))
+
 
 def _version(value: object) -> Version | None:
     return parse_version(str(value)) if value is not None else None
@@ -445,7 +457,7 @@ def parse_catalogue(data: dict) -> Catalogue:
 @lru_cache(maxsize=1)
 def catalogue() -> Catalogue:
     """The packaged catalogue, read once per process."""
-    raw = (files("hipport.mappings") / "libraries.toml").read_text(encoding="utf-8")
+    raw = (mappings() / "libraries.toml").read_text(encoding="utf-8")
     return parse_catalogue(tomllib.loads(raw))
 
 
@@ -552,6 +564,8 @@ def _using(node: Node, ctx: Context) -> None:
 @REGISTRY.visits("identifier", "type_identifier", "field_identifier")
 def _identifier(node: Node, ctx: Context) -> None:
     name = text(ctx.src, node)
+    if not catalogue().names.fullmatch(name):
+        return
     if node.type != "field_identifier":
         for lib in catalogue().libraries:
             if name in lib.identifiers or (lib.pattern is not None and lib.pattern.match(name)):
@@ -594,9 +608,8 @@ def _receiver_is(ctx: Context, field_node: Node, type_text: str) -> bool:
 @REGISTRY.visits("declaration", "type_definition", "alias_declaration", "field_declaration")
 def _typed_names(node: Node, ctx: Context) -> None:
     """Remember aliases and variables whose type names a receiver type (``BlockAdjacentDifference``)."""
-    receivers = {a.receiver for a in catalogue().apis if a.receiver}
     body = text(ctx.src, node)
-    for receiver in receivers:
+    for receiver in catalogue().receivers:
         if receiver not in body:
             continue
         names = _state(ctx).typed.setdefault(receiver, set())
