@@ -40,7 +40,14 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
     for reg in registries:
         for fn in reg.file_visitors:
             fn(ctx)
-    # Two rules (or a rule seeing a macro body twice) may describe the same thing at the
-    # same place; a reader wants it once.
-    ctx.findings = list({(f.code, f.line, f.col, f.message): f for f in ctx.findings}.values())
+    ctx.findings = _without_duplicates(ctx.findings)
     return ctx
+
+
+def _without_duplicates(findings: list) -> list:
+    """One finding per thing: exact repeats go, and a feature or library rule (HP3xx,
+    HP4xx) at a place supersedes the bare mapping status (HP10x) of the same token,
+    because it says what the construct is and what to do instead."""
+    unique = list({(f.code, f.line, f.col, f.message): f for f in findings}.values())
+    specific = {(f.line, f.col) for f in unique if f.code[:3] in ("HP3", "HP4")}
+    return [f for f in unique if not (f.code.startswith("HP10") and (f.line, f.col) in specific)]

@@ -72,3 +72,10 @@ def test_ignore_list_and_severity_override() -> None:
     assert codes(UNSUPPORTED, Options(ignore=frozenset({"HP1XX"}))) == []
     ctx = analyze(UNSUPPORTED.encode(), "t.cu", Options(severity_overrides={"HP101": Severity.INFO}))
     assert [f.severity for f in ctx.findings] == [Severity.INFO]
+
+
+def test_a_feature_rule_supersedes_the_bare_mapping_status_at_the_same_token() -> None:
+    src = "__global__ void k() { __trap(); }\nvoid f() { cudaDeviceFlushGPUDirectRDMAWrites(a, b); }\n"
+    found = codes(src)
+    assert ("HP101", 1) not in found and any(c.startswith("HP3") and ln == 1 for c, ln in found)
+    assert ("HP101", 2) in found
