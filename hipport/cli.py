@@ -74,6 +74,22 @@ def target_options(f):
     return f
 
 
+def engine_options(f):
+    """Deep-mode flags of convert, scan and check (libclang, the optional hipport[clang] extra)."""
+    decorators = [
+        click.option("--engine", type=click.Choice(["tree-sitter", "clang"]), default="tree-sitter",
+                     help="clang adds what only the preprocessor and types show (macro-built API "
+                          "names, mask types from other headers or templates); needs pip install 'hipport[clang]'."),
+        click.option("-p", "compile_commands", type=click.Path(exists=True, path_type=Path), default=None,
+                     metavar="DIR", help="With --engine clang: compile_commands.json, or the build directory holding it."),
+        click.option("--clang-arg", "clang_args", multiple=True, metavar="ARG",
+                     help="With --engine clang: an extra compiler flag, like --clang-arg=-Iinclude (repeatable)."),
+    ]
+    for d in reversed(decorators):
+        f = d(f)
+    return f
+
+
 def build_options(ctx: click.Context, paths: list[Path], **fixed) -> "Options":
     """Flags → Options, folding in [tool.hipport] where a flag was not given."""
     from hipport.findings import Severity
@@ -112,6 +128,17 @@ def build_options(ctx: click.Context, paths: list[Path], **fixed) -> "Options":
         opts = opts.with_(ignore=opts.ignore | {c.upper() for c in p["ignore"]})
     if p.get("hip_guards"):
         opts = opts.with_(hip_guards=opts.hip_guards + tuple(p["hip_guards"]))
+    if p.get("engine") == "clang":
+        from hipport.deep import ClangUnavailable, check_setup  # libclang itself loads lazily
+
+        opts = opts.with_(engine="clang", compile_commands=p.get("compile_commands"),
+                          clang_args=tuple(p.get("clang_args") or ()))
+        try:
+            check_setup(opts)
+        except ClangUnavailable as e:
+            raise click.UsageError(str(e)) from e
+    elif p.get("compile_commands") or p.get("clang_args"):
+        raise click.UsageError("-p and --clang-arg apply only with --engine clang")
     config = p.get("config_path") or (find_project_config(paths[0]) if paths else None)
     if config is not None:
         try:
@@ -224,6 +251,7 @@ def verify_command(ctx: click.Context, paths: tuple[Path, ...], **_: object) -> 
 @_compile_options
 @_fail_on_option(None)
 @target_options
+@engine_options
 @click.pass_context
 def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_place: bool,
             no_backup: bool, diff: bool, report_path: Path | None, no_report: bool,
@@ -300,6 +328,7 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
               help="Write the report to a file instead of standard output.")
 @_fail_on_option(None)
 @target_options
+@engine_options
 @click.pass_context
 def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | None,
          quiet: bool, **_: object) -> None:
@@ -343,6 +372,7 @@ def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | N
               help="Neither read nor write the result cache ($HIPPORT_CACHE_DIR, else ~/.cache/hipport).")
 @_fail_on_option("high")
 @target_options
+@engine_options
 @click.pass_context
 def check(ctx: click.Context, paths: tuple[Path, ...], baseline_path: Path | None,
           write_baseline_path: Path | None, no_cache: bool, quiet: bool, **_: object) -> None:

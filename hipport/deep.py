@@ -28,6 +28,7 @@ is fatal to clang and would hide everything after it), at most ``MAX_STUB_ROUNDS
 
 from __future__ import annotations
 
+import atexit
 import json
 import re
 import shlex
@@ -207,6 +208,9 @@ def clang_args(path: Path, options: "Options") -> list[str]:
 def _index():
     from clang.cindex import Index
 
+    # Dispose of the index while cindex is still alive: at interpreter teardown its
+    # __del__ would find the library handle already gone and print a traceback.
+    atexit.register(_index.cache_clear)
     return Index.create()
 
 
