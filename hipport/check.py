@@ -287,11 +287,16 @@ class CheckRun:
 
 def run_check(paths: list[Path], options: Options, *, baseline: Path | None = None,
               use_cache: bool = True) -> CheckRun:
-    """The whole gate: scan (cached), drop baselined findings, decide the exit status."""
+    """The whole gate: scan (cached), drop baselined findings, decide the exit status.
+
+    The report is folded here rather than by ``pipeline.collect``, which loads the rule
+    registry (and so tree-sitter): a run answered from the cache need not pay for that.
+    """
     from hipport.pipeline import exit_status
     from hipport.report.model import FileOutcome, Report
 
-    recorded = read_baseline(baseline) if baseline is not None else None
+    # Read first, so that a bad baseline fails before any scanning.
+    recorded = (read_baseline(baseline), baseline) if baseline is not None else None
     cache = Cache(default_cache_dir(), options) if use_cache else None
     results = check_paths(paths, options, cache)
     report = Report(tool_version=__version__, target=options.rocm, command="check")
@@ -299,8 +304,8 @@ def run_check(paths: list[Path], options: Options, *, baseline: Path | None = No
         report.findings.extend(r.findings)
         report.files.append(FileOutcome(r.path, r.status, r.rewrites, r.error or r.note))
     old: list[Finding] = []
-    if recorded is not None and baseline is not None:
-        report.findings, old = split_baselined(report.findings, recorded, baseline)
+    if recorded is not None:
+        report.findings, old = split_baselined(report.findings, *recorded)
     else:
         report.findings.sort(key=Finding.sort_key)
     return CheckRun(report, len(old), exit_status(report, options.fail_on))
