@@ -10,6 +10,7 @@ linked to the unfixed findings on or near its line and given the first class tha
                      compiler's HIP version (added, or changed, later): the installed
                      headers are too old to judge that line, not the translation wrong;
 * ``predicted``      a finding within ``WINDOW`` lines says so;
+* ``missing-header`` any other ``file not found``: an include path is missing (``-I``);
 * ``older-compiler`` again for an error within ``WINDOW`` lines after an older-compiler
                      error in the same file (cascades such as "expected ';'");
 * ``unpredicted``    none of the above: a gap in hipport's rules, reported plainly.
@@ -61,7 +62,9 @@ INSTALL_HINT = ("install AMD's HIP compiler (Debian/Ubuntu: apt-get install hipc
                 "libamdhip64-dev rocm-device-libs), or set HIPCC to its path or ROCM_PATH "
                 "to the ROCm root")
 
-PREDICTED, OLDER, NOT_INSTALLED, UNPREDICTED = "predicted", "older-compiler", "not-installed", "unpredicted"
+PREDICTED, OLDER, NOT_INSTALLED, MISSING, UNPREDICTED = (
+    "predicted", "older-compiler", "not-installed", "missing-header", "unpredicted")
+KINDS = (PREDICTED, OLDER, NOT_INSTALLED, MISSING, UNPREDICTED)
 
 
 class NoCompiler(RuntimeError):
@@ -84,7 +87,7 @@ class Diagnostic:
     severity: str  # fatal error | error | warning
     message: str
     notes: tuple[str, ...] = ()  # "file:line:col: note: ..." lines that follow it
-    included_from: tuple[str, ...] = ()  # "file:line" outermost last, as clang prints them
+    included_from: tuple[str, ...] = ()  # "file:line", outermost first, as clang prints them
 
     @property
     def is_error(self) -> bool:
@@ -118,13 +121,16 @@ class Compiled:
     failure: str = ""  # timeout or exec failure; the unit was not checked
 
 
-@dataclass(frozen=True)
+@dataclass
 class Verdict:
     diagnostic: Diagnostic
     unit: Path  # the file compiled when the error appeared
-    kind: str  # PREDICTED | OLDER | NOT_INSTALLED | UNPREDICTED
-    findings: tuple[Finding, ...] = ()  # the unfixed findings on or near its line
+    path: Path | None  # where it is judged: its own place, or the checked file's include
+    line: int  # that leads to a system header holding it
+    kind: str  # one of KINDS
+    findings: tuple[Finding, ...] = ()  # the unfixed findings on or near ``line``
     reason: str = ""
+    more: int = 0  # further errors in system headers reached through the same include
 
 
 @dataclass
@@ -141,13 +147,14 @@ class Verification:
         return sum(1 for v in self.verdicts if v.kind == kind)
 
     def exit_status(self) -> int:
-        """1 when an error is predicted or unpredicted, or a unit could not be run; else 0.
+        """1 when an error is predicted, unpredicted or a missing header, or a unit could not
+        be run; else 0.
 
         Errors explained by this machine (older headers, a library not installed) say
         nothing about the code on its target, so alone they do not fail the run; they are
         listed and counted so nobody mistakes them for a pass on the target.
         """
-        bad = any(v.kind in (PREDICTED, UNPREDICTED) for v in self.verdicts)
+        bad = any(v.kind in (PREDICTED, MISSING, UNPREDICTED) for v in self.verdicts)
         return 1 if bad or any(r.failure for r in self.runs) else 0
 
 
@@ -241,16 +248,21 @@ def parse_output(text: str, cwd: Path) -> tuple[list[Diagnostic], set[Path]]:
     chain: list[str] = []
     seen: set[tuple] = set()
     last: int | None = None  # index of the diagnostic a following note belongs to
+    chains: dict[Path, tuple[str, ...]] = {}
     for line in text.splitlines():
         if m := _INCLUDED.match(line):
-            chain.append(m["where"])
+            name, _, at = m["where"].rpartition(":")
+            chain.append(f"{_resolve(name, cwd)}:{at}")
         elif m := _DIAG.match(line):
             if m["sev"] in ("note", "remark"):
                 if last is not None:
                     diags[last] = replace(diags[last], notes=diags[last].notes + (line,))
             else:
-                d = Diagnostic(_resolve(m["path"], cwd), int(m["line"]), int(m["col"]), m["sev"],
-                               m["msg"], included_from=tuple(chain))
+                where = _resolve(m["path"], cwd)
+                if chain:  # clang prints a header's include chain only before its first diagnostic
+                    chains[where] = tuple(chain)
+                d = Diagnostic(where, int(m["line"]), int(m["col"]), m["sev"], m["msg"],
+                               included_from=chains.get(where, ()))
                 last = None if d.key() in seen else len(diags)
                 if last is not None:
                     seen.add(d.key())
@@ -307,15 +319,26 @@ _NOT_FOUND = re.compile(r"^'(?P<header>[^']+)' file not found")
 def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping[Path, list[Finding]],
              *, compiler_version: Version | None, target: Version,
              lookup: Callable[[str], list], library_headers: frozenset[str]) -> list[Verdict]:
-    """One verdict per distinct error, in (path, line, col) order."""
+    """One verdict per distinct error, in (path, line, col) order.
+
+    ``findings`` has a key for every checked file. An error inside a header that is not one
+    of them (a ROCm system header) is judged at the include in a checked file that leads
+    there, and the errors after it through the same include are counted, not repeated.
+    """
     errors: dict[tuple, tuple[Path, Diagnostic]] = {}
     for unit, d in diags_by_unit:
         if d.is_error:
             errors.setdefault(d.key(), (unit, d))
     verdicts: list[Verdict] = []
+    by_include: dict[tuple, Verdict] = {}
     for unit, d in sorted(errors.values(), key=lambda ud: ud[1].key()):
-        near = tuple(f for f in findings.get(d.path, ()) if not f.fixed
-                     and f.line - WINDOW <= d.line <= (f.end_line or f.line) + WINDOW) if d.path else ()
+        path, line = _judged_at(d, findings)
+        if (path, line) != (d.path, d.line):
+            if (path, line) in by_include:
+                by_include[(path, line)].more += 1
+                continue
+        near = tuple(f for f in findings.get(path, ()) if not f.fixed
+                     and f.line - WINDOW <= line <= (f.end_line or f.line) + WINDOW) if path else ()
         missing = _NOT_FOUND.match(d.message)
         if missing and missing["header"] in library_headers:
             kind, reason = NOT_INSTALLED, (f"{missing['header']} belongs to a ROCm library that is "
@@ -324,18 +347,34 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
             kind = OLDER
         elif near:
             kind, reason = PREDICTED, "; ".join(sorted({f.code for f in near}))
-        elif cause := _follows(d, verdicts):
-            kind, reason = OLDER, f"follows the error at line {cause.diagnostic.line}"
+        elif missing:
+            kind, reason = MISSING, "not on the include path (pass its directory with -I)"
+        elif cause := _follows(path, line, verdicts):
+            kind, reason = OLDER, f"follows the error at line {cause.line}"
         else:
             kind, reason = UNPREDICTED, "no hipport finding on or near this line"
-        v = Verdict(d, unit, kind, near, reason)
+        v = Verdict(d, unit, path, line, kind, near, reason)
+        if (path, line) != (d.path, d.line):
+            by_include[(path, line)] = v
         verdicts.append(v)
     return verdicts
 
 
-def _follows(d: Diagnostic, earlier: list[Verdict]) -> Verdict | None:
-    return next((v for v in reversed(earlier) if v.kind == OLDER and v.diagnostic.path == d.path
-                 and 0 <= d.line - v.diagnostic.line <= WINDOW), None)
+def _judged_at(d: Diagnostic, checked: Mapping[Path, object]) -> tuple[Path | None, int]:
+    """The diagnostic's own place when in a checked file, else the innermost checked include."""
+    if d.path is None or d.path in checked:
+        return d.path, d.line
+    for where in reversed(d.included_from):
+        name, _, line = where.rpartition(":")
+        candidate = Path(name).resolve()
+        if candidate in checked:
+            return candidate, int(line)
+    return d.path, d.line
+
+
+def _follows(path: Path | None, line: int, earlier: list[Verdict]) -> Verdict | None:
+    return next((v for v in reversed(earlier) if v.kind == OLDER and v.path == path
+                 and 0 <= line - v.line <= WINDOW), None)
 
 
 # -- whole runs --------------------------------------------------------------------------
@@ -496,12 +535,16 @@ def render(v: Verification) -> str:
         d = verdict.diagnostic
         where = f"{_shown(d.path)}:{d.line}:{d.col}" if d.path else "hipcc"
         lines.append(f"{where}: {d.severity}: {d.message} [{verdict.kind}: {verdict.reason}]")
-        if d.path != verdict.unit.resolve():
+        if verdict.path != d.path:
+            lines.append(f"    reached from {_shown(verdict.path)}:{verdict.line}"
+                         + (f" (+{verdict.more} more errors there)" if verdict.more else ""))
+        elif d.path != verdict.unit.resolve():
             lines.append(f"    compiled as part of {_shown(verdict.unit)}")
         for f in verdict.findings:
             lines.append(f"    {f.code} at line {f.line}: {f.message}")
     failed = v.failed()
-    counts = ", ".join(f"{v.count(k)} {k}" for k in (PREDICTED, OLDER, NOT_INSTALLED, UNPREDICTED))
+    counts = ", ".join(f"{v.count(k)} {k}" for k in KINDS)
+    total = len(v.verdicts) + sum(x.more for x in v.verdicts)
     lines.append(f"hipport verify: {len(v.runs)} files checked, {len(v.runs) - len(failed)} compile, "
-                 f"{len(failed)} fail; {len(v.verdicts)} errors: {counts}")
+                 f"{len(failed)} fail; {total} errors ({len(v.verdicts)} judged): {counts}")
     return "\n".join(lines) + "\n"
