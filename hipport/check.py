@@ -289,20 +289,16 @@ def run_check(paths: list[Path], options: Options, *, baseline: Path | None = No
               use_cache: bool = True) -> CheckRun:
     """The whole gate: scan (cached), drop baselined findings, decide the exit status.
 
-    The report is folded here rather than by ``pipeline.collect``, which loads the rule
-    registry (and so tree-sitter): a run answered from the cache need not pay for that.
+    The report is folded without the rule registry (and so without tree-sitter): a run
+    answered from the cache need not pay for that.
     """
-    from hipport.pipeline import exit_status
-    from hipport.report.model import FileOutcome, Report
+    from hipport.pipeline import collect, exit_status
 
     # Read first, so that a bad baseline fails before any scanning.
     recorded = (read_baseline(baseline), baseline) if baseline is not None else None
     cache = Cache(default_cache_dir(), options) if use_cache else None
     results = check_paths(paths, options, cache)
-    report = Report(tool_version=__version__, target=options.rocm, command="check")
-    for r in results:
-        report.findings.extend(r.findings)
-        report.files.append(FileOutcome(r.path, r.status, r.rewrites, r.error or r.note))
+    report = collect(results, options, "check", with_rules=False)
     old: list[Finding] = []
     if recorded is not None:
         report.findings, old = split_baselined(report.findings, *recorded)

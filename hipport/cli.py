@@ -157,12 +157,12 @@ def _fail_on_option(default: str | None):
 
 
 def _summary_line(report) -> str:
+    """One line for standard error: files by outcome, rewrites, findings by severity."""
     s = report.summary()
-    by_status = s["files_by_status"]
-    parts = [f"{s['files']} files"]
-    parts += [f"{n} {k}" for k, n in by_status.items()]
+    parts = [f"{s['files']} files"] + [f"{n} {k}" for k, n in s["files_by_status"].items()]
     sev = ", ".join(f"{n} {k}" for k, n in s["by_severity"].items() if n) or "none"
-    line = f"hipport: {'; '.join([', '.join(parts)])}; {s['rewrites']} rewrites; findings: {sev}"
+    verb = "rewrites" if report.command == "convert" else "rewrites possible"
+    line = f"hipport: {', '.join(parts)}; {s['rewrites']} {verb}; findings: {sev}"
     if s["fixed"]:
         line += f" ({s['fixed']} fixed)"
     return line

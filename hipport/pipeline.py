@@ -138,14 +138,25 @@ def scan_paths(paths: Iterable[Path], options: Options) -> Iterator[FileResult]:
     yield from run_paths(paths, options.with_(apply_fixes=False))
 
 
-def collect(results: Iterable[FileResult], options: Options, command: str) -> Report:
-    """Fold results into a Report (findings, per-file outcomes, the rules that fired)."""
-    from hipport import __version__, rules
+def collect(results: Iterable[FileResult], options: Options, command: str,
+            *, with_rules: bool = True) -> Report:
+    """Fold results into a Report (findings, per-file outcomes, the rules that fired).
+
+    ``with_rules=False`` leaves ``report.rules`` empty: loading the registry imports every
+    rule module, which a cached ``check`` (compiler-style lines only) need not pay for.
+    """
+    from hipport import __version__
 
     report = Report(tool_version=__version__, target=options.rocm, command=command)
     for r in results:
         report.findings.extend(r.findings)
-        report.files.append(FileOutcome(r.path, r.status, r.rewrites, r.error or r.note))
+        # Only convert converts; elsewhere such a file is one hipport would change.
+        status = r.status if command == "convert" or r.status != "converted" else "would convert"
+        report.files.append(FileOutcome(r.path, status, r.rewrites, r.error or r.note))
+    if not with_rules:
+        return report
+    from hipport import rules
+
     registry = rules.load().rules
     report.rules = {c: registry[c] for c in sorted({f.code for f in report.findings}) if c in registry}
     return report
