@@ -156,8 +156,10 @@ def tool_fingerprint() -> str:
     """
     from importlib.util import find_spec
 
-    roots: list[str] = []
-    for package in ("hipport", "hipport.mappings", "tree_sitter", "tree_sitter_cuda"):
+    from hipport.datafiles import mappings
+
+    roots: list[str] = [str(mappings())]
+    for package in ("hipport", "tree_sitter", "tree_sitter_cuda"):
         spec = find_spec(package)
         roots += list(spec.submodule_search_locations or []) if spec else [f"<no {package}>"]
     return tree_digest(roots, salt=f"{CACHE_FORMAT}\0{__version__}")
