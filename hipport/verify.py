@@ -412,7 +412,7 @@ def line_map(old: bytes, new: bytes) -> Callable[[int], int]:
     def to_new(line: int) -> int:
         i = line - 1
         for tag, i1, i2, j1, j2 in blocks:
-            if i1 <= i < i2 or (i1 == i2 == i):
+            if i1 <= i < i2:
                 if tag == "equal":
                     return j1 + (i - i1) + 1
                 return j1 + min(i - i1, max(j2 - j1 - 1, 0)) + 1

@@ -1,0 +1,207 @@
+"""hipport.verify without a real compiler: canned clang output, classification, and the CLI
+driven through a fake hipcc script. These always run; tests/test_compile_fixtures.py is
+the tier that needs AMD's hipcc."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hipport import verify as V
+from hipport.cli import main
+from hipport.findings import Finding, Severity
+
+CANNED = """\
+In file included from a.hip:3:
+./inc.h:2:25: error: use of undeclared identifier 'undefined_thing'
+inline int f() { return undefined_thing; }
+                        ^
+a.hip:7:13: error: use of undeclared identifier '__shfl_xor_sync'; did you mean '__shfl_xor'?
+  float w = __shfl_xor_sync(0xffffffffffffffffULL, x[i], 1);
+            ^~~~~~~~~~~~~~~
+/usr/include/hip/amd_detail/amd_warp_functions.h:432:20: note: '__shfl_xor' declared here
+a.hip:9:1: warning: expression result unused [-Wunused-value]
+. /usr/include/hip/hip_runtime.h
+.. ./inc.h
+2 errors generated when compiling for host.
+In file included from a.hip:3:
+./inc.h:2:25: error: use of undeclared identifier 'undefined_thing'
+clang: error: unsupported option '--bogus'
+"""
+
+
+def finding(path: Path, line: int, code: str = "HP201", fixed: bool = False) -> Finding:
+    return Finding(code, "slug", Severity.HIGH, str(path), line, 1, line, 2, "msg", fixed=fixed)
+
+
+def test_parse_output_diagnostics_notes_chains_headers(tmp_path):
+    diags, headers = V.parse_output(CANNED, cwd=tmp_path)
+    assert [(d.path and d.path.name, d.line, d.col, d.severity) for d in diags] == [
+        ("inc.h", 2, 25, "error"), ("a.hip", 7, 13, "error"), ("a.hip", 9, 1, "warning"),
+        (None, 0, 0, "error")]
+    assert diags[0].included_from == (f"{tmp_path / 'a.hip'}:3",)
+    assert diags[1].notes and "'__shfl_xor' declared here" in diags[1].notes[0]
+    assert diags[3].message == "unsupported option '--bogus'"
+    assert headers == {Path("/usr/include/hip/hip_runtime.h"), tmp_path / "inc.h"}
+
+
+def test_chain_is_inherited_by_later_errors_in_the_same_header(tmp_path):
+    text = ("In file included from a.hip:1:\n/sys/h.h:1:1: error: one\n/sys/h.h:2:1: error: two\n")
+    diags, _ = V.parse_output(text, cwd=tmp_path)
+    assert [d.included_from for d in diags] == [(f"{tmp_path / 'a.hip'}:1",)] * 2
+
+
+@pytest.mark.parametrize("text, version", [
+    ("HIP version: 5.2.21153-0\nclang version 15", (5, 2, 0)),
+    ("6.3.42131-fa1d09cbd\n", (6, 3, 0)),
+    ("nothing here", None),
+])
+def test_parse_hip_version(text, version):
+    assert V.parse_hip_version(text) == version
+
+
+def test_find_hipcc_order(tmp_path):
+    exe = tmp_path / "rocm" / "bin" / "hipcc"
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    assert V.find_hipcc({"ROCM_PATH": str(tmp_path / "rocm"), "PATH": ""}) == exe
+    assert V.find_hipcc({"HIPCC": str(exe), "PATH": ""}) == exe
+    assert V.find_hipcc({"HIPCC": str(tmp_path / "nope"), "PATH": ""}) is None
+
+
+def _classify(tmp_path, diags, findings, lookup=lambda name: [], headers=frozenset()):
+    unit = tmp_path / "a.hip"
+    return V.classify([(unit, d) for d in diags], findings, compiler_version=(5, 2, 0),
+                      target=(7, 2, 1), lookup=lookup, library_headers=headers)
+
+
+class Entry:
+    def __init__(self, added, changed=()):
+        self.hip_added, self.hip_changed = added, changed
+
+
+def test_classification_kinds(tmp_path):
+    a = (tmp_path / "a.hip").resolve()
+    d = lambda line, msg: V.Diagnostic(a, line, 1, "error", msg)  # noqa: E731
+    diags = [
+        d(3, "'hipblas/hipblas.h' file not found"),
+        d(10, "use of undeclared identifier 'hipStreamCopyAttributes'"),
+        d(11, "expected ';' after expression"),
+        d(20, "no matching function for call to 'hipGraphInstantiate'"),
+        d(30, "use of undeclared identifier 'foo'"),
+        d(40, "use of undeclared identifier 'bar'"),
+        d(50, "'local.h' file not found"),
+    ]
+    findings = {a: [finding(a, 21), finding(a, 40, fixed=True)]}
+    lookup = {"hipStreamCopyAttributes": [Entry((7, 2, 0))], "hipGraphInstantiate": [Entry((4, 3, 0))]}
+    verdicts = _classify(tmp_path, diags, findings, lambda n: lookup.get(n, []),
+                         frozenset({"hipblas/hipblas.h"}))
+    assert [(v.line, v.kind) for v in verdicts] == [
+        (3, V.NOT_INSTALLED), (10, V.OLDER), (11, V.OLDER), (20, V.PREDICTED),
+        (30, V.UNPREDICTED), (40, V.UNPREDICTED), (50, V.MISSING)]
+    assert "exists from HIP 7.2; this compiler is HIP 5.2" in verdicts[1].reason
+    assert "follows the error at line 10" in verdicts[2].reason
+    assert [f.line for f in verdicts[3].findings] == [21]
+
+
+def test_changed_after_the_compiler_counts_as_older():
+    lookup = {"hipX": [Entry((1, 0, 0), ((6, 0, 0),))]}.get
+    assert "changed in HIP 6.0" in V.dated_after("no member 'hipX'", (5, 2, 0), (7, 2, 1),
+                                                 lambda n: lookup(n, []))
+    assert V.dated_after("no member 'hipX'", (6, 3, 0), (7, 2, 1), lambda n: lookup(n, [])) == ""
+
+
+def test_system_header_errors_are_judged_at_the_include_once(tmp_path):
+    a = (tmp_path / "a.hip").resolve()
+    chain = (f"{a}:1", "/usr/include/hip/x.h:38")
+    diags = [V.Diagnostic(Path("/usr/include/hip/y.h"), n, 1, "error", f"e{n}", included_from=chain)
+             for n in (5, 6, 7)]
+    verdicts = _classify(tmp_path, diags, {a: [finding(a, 1)]})
+    assert len(verdicts) == 1
+    assert (verdicts[0].path, verdicts[0].line, verdicts[0].kind, verdicts[0].more) == (a, 1, V.PREDICTED, 2)
+
+
+def test_line_map_follows_inserted_and_removed_lines():
+    old = b"a\nb\nc\nd\n"
+    new = b"#include <hip/hip_runtime.h>\na\nb\nd\n"
+    to_new = V.line_map(old, new)
+    assert [to_new(n) for n in (1, 2, 4)] == [2, 3, 4]
+
+
+def test_exit_status_ignores_machine_explained_errors(tmp_path):
+    a = tmp_path / "a.hip"
+    run = V.Compiled(a, 1, 0.1)
+    comp = V.Compiler(Path("hipcc"), (5, 2, 0))
+    older = V.Verdict(V.Diagnostic(a, 1, 1, "error", "x"), a, a, 1, V.OLDER)
+    assert V.Verification(comp, "gfx90a", [run], [older]).exit_status() == 0
+    other = V.Verdict(V.Diagnostic(a, 2, 1, "error", "y"), a, a, 2, V.UNPREDICTED)
+    assert V.Verification(comp, "gfx90a", [run], [older, other]).exit_status() == 1
+
+
+FAKE_HIPCC = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "HIP version: 5.2.21153-0"; exit 0; fi
+for last; do :; done
+case "$last" in
+  *bad.cu) echo "$last:2:3: error: use of undeclared identifier 'hipNotAThing'" >&2; exit 1;;
+esac
+exit 0
+"""
+
+
+@pytest.fixture
+def fake_hipcc(tmp_path, monkeypatch):
+    exe = tmp_path / "bin" / "hipcc"
+    exe.parent.mkdir()
+    exe.write_text(FAKE_HIPCC)
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("HIPCC", str(exe))
+    return exe
+
+
+def test_convert_verify_with_a_fake_hipcc(tmp_path, fake_hipcc, monkeypatch):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "good.cu").write_text("#include <cuda_runtime.h>\nvoid f() { cudaDeviceSynchronize(); }\n")
+    (src / "bad.cu").write_text("#include <cuda_runtime.h>\nvoid g() {\n  notAThing();\n}\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["convert", "src", "-o", "out", "--verify", "--no-report", "-j", "1"])
+    assert result.exit_code == 1, result.output
+    assert "out/bad.cu:2:3: error: use of undeclared identifier 'hipNotAThing' [unpredicted" in result.output
+    assert "2 files checked, 1 compile, 1 fail" in result.output
+
+
+def test_verify_command_with_a_fake_hipcc(tmp_path, fake_hipcc, monkeypatch):
+    (tmp_path / "ok.cu").write_text("#include <hip/hip_runtime.h>\n__global__ void k() {}\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["verify", "ok.cu"])
+    assert result.exit_code == 0, result.output
+    assert "1 files checked, 1 compile, 0 fail" in result.output
+
+
+def test_no_hipcc_exits_2_with_install_hint(tmp_path, monkeypatch):
+    monkeypatch.setenv("HIPCC", str(tmp_path / "missing-hipcc"))
+    (tmp_path / "ok.cu").write_text("__global__ void k() {}\n")
+    result = CliRunner().invoke(main, ["verify", str(tmp_path / "ok.cu")])
+    assert result.exit_code == 2
+    assert "apt-get install hipcc" in result.output
+
+
+@pytest.mark.parametrize("flag", [["-o", "-"], ["--diff"]])
+def test_verify_needs_written_files(tmp_path, flag):
+    (tmp_path / "a.cu").write_text("__global__ void k() {}\n")
+    result = CliRunner().invoke(main, ["convert", str(tmp_path / "a.cu"), *flag, "--verify"])
+    assert result.exit_code == 2
+    assert "--verify checks written files" in result.output
+
+
+def test_command_line_shape(tmp_path):
+    cmd = V.command(V.Compiler(Path("/usr/bin/hipcc"), (5, 2, 0)), tmp_path / "a.hip",
+                    arch="gfx942", includes=[tmp_path / "inc"])
+    assert cmd[:4] == ["/usr/bin/hipcc", "--offload-arch=gfx942", "-fsyntax-only", "-std=c++17"]
+    assert f"-I{tmp_path}" in cmd and f"-I{tmp_path / 'inc'}" in cmd
+    assert cmd[-3:] == ["-x", "hip", str(tmp_path / "a.hip")]
+    assert V.compile_env({})["HIP_PLATFORM"] == "amd"
