@@ -74,6 +74,9 @@ _STATUS_RULES: dict[Status, Rule] = {
 _UNDECLARED_RE = re.compile(r"(?:use of undeclared identifier|unknown type name) '(\w+)'")
 _MISSING_HEADER_RE = re.compile(r"'(.+)' file not found")
 _TYPE_PARAM_RE = re.compile(r"type-parameter-(\d+)-(\d+)")
+_IDENT_RE = re.compile(r"[A-Za-z_]\w*")
+#: What clang calls for ``k<<<...>>>()``; declared in the shipped header, never written.
+_LAUNCH_HOOKS = frozenset({"cudaConfigureCall", "__cudaPushCallConfiguration"})
 
 
 class ClangUnavailable(RuntimeError):
@@ -263,8 +266,8 @@ class _Walk:
     main: str
     shipped_dir: str
     candidates: list[_Candidate] = field(default_factory=list)
-    macro_idents: set[str] = field(default_factory=set)
-    pasting_macros: set[str] = field(default_factory=set)
+    macros: dict[str, "Cursor"] = field(default_factory=dict)  # name -> its (last) #define
+    bodies: dict[str, list[str]] = field(default_factory=dict)  # tokenized on first use
     expansions: list[tuple[int, int, str]] = field(default_factory=list)
     pending: dict[str, list[_PendingMask]] = field(default_factory=dict)
     instances: dict[str, list[_Instantiation]] = field(default_factory=dict)
@@ -301,11 +304,7 @@ class _Walk:
 
         for top in tu.cursor.get_children():
             if top.kind == CursorKind.MACRO_DEFINITION:
-                if self.is_user_file(top):
-                    tokens = [t.spelling for t in top.get_tokens()]
-                    self.macro_idents.update(tokens[1:])
-                    if "##" in tokens:
-                        self.pasting_macros.add(top.spelling)
+                self.macros[top.spelling] = top
             elif top.kind == CursorKind.MACRO_INSTANTIATION:
                 if self.in_main(top):
                     start, end = self.span(top)
@@ -347,20 +346,18 @@ class _Walk:
         """Report ``name`` used at ``offset`` when no text the default engine reads spells it."""
         ctx = self.ctx
         res = ctx.view.resolve(name)
-        if res is None or ctx.src.startswith(name.encode(), offset):
+        if res is None or name in _LAUNCH_HOOKS or ctx.src.startswith(name.encode(), offset):
             return
         around = [e for e in self.expansions if e[0] <= offset < e[1]]
         if not around:
             return
-        start, end, macro = min(around, key=lambda e: e[1] - e[0])
-        # The use site is the outermost macro; name the one that pastes, when one does.
-        macro = next((m for s, e, m in self.expansions if start <= s < end and m in self.pasting_macros), macro)
+        start, end, use = min(around, key=lambda e: e[1] - e[0])
         if (name, start) in self.seen_names:
             return
         self.seen_names.add((name, start))
-        written = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
-        if written.search(ctx.src, start, end) or name in self.macro_idents:
-            return  # an argument or a #define body: tree-sitter sees and rewrites it
+        macro = self.pasting_macro(name, use, ctx.src[start:end].decode("utf-8", "replace"))
+        if macro is None:
+            return
         target = f" (HIP: `{res.target}`)" if res.target and res.status is not Status.UNSUPPORTED else ""
         self.report(
             ApiNameBuiltByMacro, (start, end),
@@ -372,6 +369,32 @@ class _Walk:
         if rule is not None:
             self.report(rule, (start, end), f"{name} (built by macro `{macro}`): {res.detail}; left as written",
                         f"Replace {name} by hand; `hipport map {name}` shows what is known.")
+
+    def pasting_macro(self, name: str, use: str, invocation: str) -> str | None:
+        """The macro that pastes ``name`` together at a use of ``use``, or None.
+
+        None when ``name`` is written somewhere in the expansion (an argument, the body of
+        ``use`` or of a macro it reaches, a header's ``#define hipX cudaX`` alias): the
+        text has it, so tree-sitter sees it where it is written. None also when no macro
+        involved pastes (``##``): then the name came some other way and is not ours to guess.
+        """
+        idents = set(_IDENT_RE.findall(invocation))
+        queue = [use, *sorted(i for i in idents if i in self.macros)]
+        seen: set[str] = set()
+        pasting = None
+        while queue:
+            macro = queue.pop(0)
+            if macro in seen or macro not in self.macros:
+                continue
+            seen.add(macro)
+            body = self.bodies.get(macro)
+            if body is None:
+                body = self.bodies[macro] = [t.spelling for t in self.macros[macro].get_tokens()][1:]
+            idents.update(body)
+            if pasting is None and "##" in body:
+                pasting = macro
+            queue.extend(t for t in body if t in self.macros)
+        return None if name in idents else pasting
 
     # -- lane masks ---------------------------------------------------------------------
     def call(self, call: "Cursor", templates: tuple["Cursor", ...]) -> None:
