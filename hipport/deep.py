@@ -119,8 +119,6 @@ def usable_flags(argv: Sequence[str], directory: Path) -> list[str]:
                 value = arg[len(flag):]
             else:
                 continue
-            if flag == "-include" and arg != flag:
-                break  # -includeX is not a form anyone writes; skip rather than guess
             if flag in _PATH_FLAGS:
                 value = str(directory / value) if not Path(value).is_absolute() else value
                 out += [flag, value]
@@ -160,19 +158,20 @@ def flags_for(path: Path, database: dict[Path, tuple[str, ...]]) -> tuple[str, .
         return database[path]
     best, best_len = (), -1
     for candidate, flags in database.items():
-        common = len(Path(*_common_parts(candidate.parts, path.parts)).parts) if candidate.parts else 0
+        common = _common_prefix(candidate.parts, path.parts)
         if common > best_len:
             best, best_len = flags, common
     return best
 
 
-def _common_parts(a: Sequence[str], b: Sequence[str]) -> list[str]:
-    out = []
+def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
+    """How many leading path parts ``a`` and ``b`` share."""
+    n = 0
     for x, y in zip(a, b):
         if x != y:
             break
-        out.append(x)
-    return out or ["/"]
+        n += 1
+    return n
 
 
 @lru_cache(maxsize=1)
