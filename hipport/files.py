@@ -162,9 +162,14 @@ def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> b
 
     Unchanged files are not rewritten, so a second conversion into the same tree leaves
     timestamps alone. The file mode is copied from ``mode_from`` (the input) when given.
+    Data is synced to disk before the rename only when it replaces an existing file (an
+    in-place conversion must never leave an empty source after a power cut); a new file
+    can always be made again from its input, and a sync per file would cost more than
+    converting it.
     """
+    replacing = path.is_file()
     try:
-        if path.is_file() and read_bytes(path) == data:
+        if replacing and read_bytes(path) == data:
             return False
     except OSError:
         pass
@@ -173,8 +178,9 @@ def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> b
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+            if replacing:
+                f.flush()
+                os.fsync(f.fileno())
         if mode_from is not None:
             os.chmod(tmp, os.stat(mode_from).st_mode & 0o7777)
         os.replace(tmp, path)

@@ -7,10 +7,11 @@ whatever the job count, streamed so memory stays bounded on very large trees.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain, islice
 from pathlib import Path
 
 from hipport.edits import EditConflict, apply_edits
@@ -88,49 +89,89 @@ def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Fin
 
 _worker_options: Options | None = None
 
+#: Files handed to a pool worker at a time: enough to amortise the round trip (a file
+#: takes milliseconds), few enough that the ordered stream is not held up by one chunk.
+CHUNK = 4
+
+#: Files in flight per worker (sent but not yet consumed): bounds the results waiting in
+#: the parent, converted bytes included, however large the tree.
+IN_FLIGHT_PER_JOB = 8 * CHUNK
+
 
 def _init_worker(options: Options) -> None:
     global _worker_options
     _worker_options = options
 
 
-def _process_in_worker(sf: SourceFile) -> FileResult:
+def _process_item(item: SourceFile | FileError, options: Options) -> FileResult:
+    """A discovered file through the stages, or a discovery error as an error result."""
+    if isinstance(item, FileError):
+        return FileResult(path=str(item.path), rel=item.path.name, status="error",
+                          error=item.message)
+    return process(item, options)
+
+
+def _process_in_worker(item: SourceFile | FileError) -> FileResult:
     assert _worker_options is not None
-    return process(sf, _worker_options)
+    return _process_item(item, _worker_options)
 
 
 def effective_jobs(options: Options) -> int:
     return options.jobs if options.jobs > 0 else (os.cpu_count() or 1)
 
 
-def run(files: Iterable[SourceFile], options: Options) -> Iterator[FileResult]:
-    """Process files in order; in a pool when there are many and jobs > 1."""
-    files = list(files)
+def run(items: Iterable[SourceFile | FileError], options: Options) -> Iterator[FileResult]:
+    """Process items in order, streamed; in a pool when there are many and jobs > 1.
+
+    ``items`` is consumed lazily (discovery of a 100,000-file tree is never held as a
+    list); only the first POOL_THRESHOLD are looked at to choose between in-process and
+    pool.
+    """
+    items = iter(items)
+    head = list(islice(items, POOL_THRESHOLD))
     jobs = effective_jobs(options)
-    if jobs <= 1 or len(files) < POOL_THRESHOLD:
-        for sf in files:
-            yield process(sf, options)
+    if jobs <= 1 or len(head) < POOL_THRESHOLD:
+        for item in chain(head, items):
+            yield _process_item(item, options)
         return
-    ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    chunk = max(1, min(32, len(files) // (jobs * 8)))
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(options,)) as pool:
-        yield from pool.imap(_process_in_worker, files, chunksize=chunk)
+    yield from _run_pool(chain(head, items), options, jobs)
+
+
+def _run_pool(items: Iterator[SourceFile | FileError], options: Options, jobs: int
+              ) -> Iterator[FileResult]:
+    """``Pool.imap`` (ordered) with at most ``jobs * IN_FLIGHT_PER_JOB`` results pending.
+
+    imap's feeder thread would otherwise read the whole input and workers would run
+    ahead of a slow consumer, piling up converted bytes in the parent.
+    """
+    import multiprocessing  # deferred: costs start-up time that single-file runs never need
+
+    slots = threading.Semaphore(jobs * IN_FLIGHT_PER_JOB)
+    stop = threading.Event()
+
+    def feed() -> Iterator[SourceFile | FileError]:
+        for item in items:
+            slots.acquire()
+            if stop.is_set():  # the consumer left early: let the feeder thread finish
+                return
+            yield item
+
+    mp = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    with mp.Pool(jobs, initializer=_init_worker, initargs=(options,)) as pool:
+        try:
+            for result in pool.imap(_process_in_worker, feed(), chunksize=CHUNK):
+                slots.release()
+                yield result
+        finally:
+            stop.set()
+            slots.release()
 
 
 def run_paths(
     paths: Iterable[Path], options: Options, *, avoid: Path | None = None
 ) -> Iterator[FileResult]:
-    """Discover then process; discovery errors come back as error results in their place."""
-    found: list[SourceFile] = []
-    errors: list[FileResult] = []
-    for item in discover(paths, options, avoid=avoid):
-        if isinstance(item, FileError):
-            errors.append(FileResult(path=str(item.path), rel=item.path.name, status="error",
-                                     error=item.message))
-        else:
-            found.append(item)
-    yield from errors
-    yield from run(found, options)
+    """Discover and process, streamed; discovery errors come back as error results in their place."""
+    yield from run(discover(paths, options, avoid=avoid), options)
 
 
 def scan_paths(paths: Iterable[Path], options: Options) -> Iterator[FileResult]:
