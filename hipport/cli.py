@@ -15,7 +15,10 @@ import click
 from hipport import __version__
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
     from hipport.options import Options
+    from hipport.pipeline import FileResult
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -181,6 +184,13 @@ def _format_for(path: Path) -> str:
             ".txt": "text", ".md": "markdown"}.get(path.suffix.lower(), "markdown")
 
 
+def _with_progress(results: "Iterable[FileResult]", quiet: bool) -> "Iterator[FileResult]":
+    """Results as they are, with a progress line on a terminal unless --quiet."""
+    from hipport.progress import track
+
+    return track(results, describe=lambda r: r.path, enabled=False if quiet else None)
+
+
 def _print_errors(report) -> None:
     for f in report.errors:
         click.echo(f"hipport: error: {f.path}: {f.message}", err=True)
@@ -289,7 +299,7 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
         out.flush()
 
     units: list = []
-    results = run_convert(the_plan, opts, emit)
+    results = _with_progress(run_convert(the_plan, opts, emit), quiet)
     if ctx.params["verify"]:
         from hipport.verify import units_from_convert
 
@@ -342,7 +352,7 @@ def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | N
 
     inputs = list(paths)
     opts = build_options(ctx, inputs)
-    report = collect(scan_paths(inputs, opts), opts, "scan")
+    report = collect(_with_progress(scan_paths(inputs, opts), quiet), opts, "scan")
     if output is not None:
         try:
             _write_report(report, output, fmt)
