@@ -50,4 +50,9 @@ def _without_duplicates(findings: list) -> list:
     because it says what the construct is and what to do instead."""
     unique = list({(f.code, f.line, f.col, f.message): f for f in findings}.values())
     specific = {(f.line, f.col) for f in unique if f.code[:3] in ("HP3", "HP4")}
-    return [f for f in unique if not (f.code.startswith("HP10") and (f.line, f.col) in specific)]
+    return [f for f in unique if not (f.code in _MAPPING_STATUS and (f.line, f.col) in specific)]
+
+
+#: The bare "what the tables say about this name" codes (unsupported, newer, removed,
+#: deprecated, experimental); other HP1xx rules carry information of their own.
+_MAPPING_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105"})

@@ -36,10 +36,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from glob import glob
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hipport.datafiles import mappings
 from hipport.findings import Finding
 from hipport.mapping import Status
 from hipport.rule import Rule
@@ -177,10 +177,7 @@ def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
 @lru_cache(maxsize=1)
 def _shipped() -> tuple[str, str]:
     """(forced-include header, stub include dir) shipped in ``mappings/clang/``."""
-    try:
-        root = Path(str(files("hipport.mappings"))) / "clang"
-    except ModuleNotFoundError:  # run from a source checkout: the data is its mappings/
-        root = Path(__file__).resolve().parent.parent / "mappings" / "clang"
+    root = Path(str(mappings())) / "clang"
     return str(root / "hipport_cuda.h"), str(root / "include")
 
 

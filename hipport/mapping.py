@@ -5,7 +5,8 @@ Data lives in ``mappings/`` (installed as ``hipport.mappings``):
 - ``api/<family>.json``: generated from HIPIFY's tables by ``tools/gen_mappings.py``;
   one row per CUDA name with the HIP and ROC names and their version cells.
 - ``families.toml``: family order, library names and policies.
-- ``headers.toml``, ``namespaces.toml``, ``macros.toml``: curated by hand, with sources.
+- ``headers.toml``, ``namespaces.toml``, ``macros.toml``, ``overloads.toml``: curated by
+  hand, with sources.
 
 A ``MappingTable`` is the data; ``MappingTable.view(rocm)`` is the data seen from one target.
 ``MappingView.resolve`` decides, in this order (first match wins):
@@ -161,6 +162,16 @@ class NamespaceRule:
 
 
 @dataclass(frozen=True, slots=True)
+class OverloadRule:
+    """An ``overloads.toml`` entry: ``cuda`` called with ``arguments`` arguments means ``as_``."""
+
+    cuda: str
+    arguments: int
+    as_: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
 class FamilyInfo:
     name: str
     hip_library: str
@@ -259,7 +270,8 @@ class MappingTable:
 
     def __init__(self, families: dict[str, FamilyInfo], rows: dict[str, _Rows],
                  headers: dict[str, HeaderRule], macros: dict[str, MacroRule],
-                 namespaces: dict[str, NamespaceRule]) -> None:
+                 namespaces: dict[str, NamespaceRule],
+                 overloads: dict[tuple[str, int], OverloadRule] | None = None) -> None:
         self.families = families
         self._rows = rows
         self.headers = headers
@@ -267,6 +279,7 @@ class MappingTable:
                                       key=lambda h: -len(h.cuda))
         self.macros = macros
         self.namespaces = namespaces
+        self.overloads = overloads or {}
         self._versions: dict[str, Version] = {}
         self._cache: dict[str, ApiEntry] = {}
         self._reverse: dict[str, list[str]] | None = None
@@ -293,7 +306,7 @@ class MappingTable:
         }
         rows = {name: _Rows(name, raw[f"api/{name}.json"]) for name in families}
         return cls(families, rows, _headers(raw["headers.toml"]), _macros(raw["macros.toml"]),
-                   _namespaces(raw["namespaces.toml"]))
+                   _namespaces(raw["namespaces.toml"]), _overloads(raw["overloads.toml"]))
 
     def _merge_order(self) -> dict[str, str]:
         """CUDA name → the family whose row represents it (see the module docstring)."""
@@ -446,8 +459,14 @@ class MappingView:
     def macro(self, name: str) -> MacroRule | None:
         return self.table.macros.get(name)
 
+    def overload(self, name: str, arguments: int) -> tuple[OverloadRule, Resolution | None] | None:
+        """For a call of ``name`` with ``arguments`` arguments that means another CUDA
+        function (``overloads.toml``): the rule and that function's resolution."""
+        rule = self.table.overloads.get((name, arguments))
+        return None if rule is None else (rule, self.resolve(rule.as_))
 
-_TOML_FILES = ("families.toml", "headers.toml", "macros.toml", "namespaces.toml")
+
+_TOML_FILES = ("families.toml", "headers.toml", "macros.toml", "namespaces.toml", "overloads.toml")
 
 
 def _load_raw(api_dir: Path | _Resource, data: Path | _Resource, cache_dir: Path | None) -> dict[str, Any]:
@@ -530,6 +549,13 @@ def _namespaces(doc: dict[str, Any]) -> dict[str, NamespaceRule]:
         name: NamespaceRule(name, _check(n["action"], _NAMESPACE_ACTIONS, f"namespaces.toml {name}"),
                             n.get("target"), n.get("library", ""), n.get("note", ""))
         for name, n in doc["namespaces"].items()
+    }
+
+
+def _overloads(doc: dict[str, Any]) -> dict[tuple[str, int], OverloadRule]:
+    return {
+        (o["cuda"], int(o["arguments"])): OverloadRule(o["cuda"], int(o["arguments"]), o["as"], o.get("note", ""))
+        for o in doc.get("overloads", [])
     }
 
 

@@ -126,3 +126,26 @@ def test_non_utf8_bytes_survive() -> None:
     src = b"// caf\xe9 (latin-1)\ncudaFree(p);\n"
     out, _, _ = transform(src, "t.cpp", V721)
     assert out == b"// caf\xe9 (latin-1)\nhipFree(p);\n"
+
+
+def test_call_with_the_newer_cuda_signature_maps_to_the_matching_hip_function() -> None:
+    src = ("void f(cudaGraphExec_t* e, cudaGraph_t g) {\n"
+           "  cudaGraphInstantiate(e, g, 0);\n"
+           "  cudaGraphInstantiate(e, g, nullptr, nullptr, 0);\n}\n")
+    out = conv(src)
+    assert "  hipGraphInstantiateWithFlags(e, g, 0);\n" in out
+    assert "  hipGraphInstantiate(e, g, nullptr, nullptr, 0);\n" in out
+
+
+def test_mapping_unsupported_for_newer_cuda_is_reported() -> None:
+    _, findings, _ = transform(b"void f(void* p, size_t n, cudaStream_t s) { cudaMemPrefetchAsync(p, n, 0, s); }",
+                               "t.cpp", V721)
+    hp107 = [f for f in findings if f.code == "HP107"]
+    assert len(hp107) == 1 and "CUDA 13" in hp107[0].message
+
+
+def test_hip_runtime_comes_before_other_hip_headers_in_cu_files() -> None:
+    src = "#include <cooperative_groups.h>\n#include <cuda.h>\n__global__ void k() {}\n"
+    out = conv(src, "k.cu")
+    assert out.startswith("#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n")
+    assert conv(out, "k.cu") == out

@@ -9,13 +9,35 @@ them. Macro bodies are text to the grammar: ``macros.py`` reparses them and call
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hipport.context import Context
 from hipport.parse import Node
 from hipport.rewrite import REGISTRY
 
+if TYPE_CHECKING:
+    from hipport.mapping import Resolution
+
 #: Leaf node types that name things. ``field_identifier`` (``s.member``) is left alone:
 #: struct members keep their names across CUDA and HIP.
 NAME_NODES = ("identifier", "type_identifier", "namespace_identifier")
+
+
+def resolution_for(ctx: Context, node: Node, name: str) -> "Resolution | None":
+    """The mapping decision for one name token, seen in its call when that matters.
+
+    A call whose CUDA signature changed (``overloads.toml``) resolves as the CUDA function
+    it means, e.g. a 3-argument ``cudaGraphInstantiate`` as ``cudaGraphInstantiateWithFlags``.
+    """
+    call = node.parent
+    if call is not None and call.type == "call_expression" and call.child_by_field_name("function") == node:
+        args = call.child_by_field_name("arguments")
+        if args is not None:
+            count = sum(1 for c in args.named_children if c.type != "comment")
+            found = ctx.view.overload(name, count)
+            if found is not None:
+                return found[1]
+    return ctx.view.resolve(name)
 
 
 def target_for(ctx: Context, node: Node, name: str) -> str | None:
@@ -27,7 +49,7 @@ def target_for(ctx: Context, node: Node, name: str) -> str | None:
     macro = ctx.view.macro(name)
     if macro is not None:
         return macro.target if macro.action == "rewrite" and macro.target != name else None
-    res = ctx.view.resolve(name)
+    res = resolution_for(ctx, node, name)
     if res is not None and res.apply and res.target and res.target != name:
         return res.target
     return None

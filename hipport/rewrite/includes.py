@@ -37,6 +37,7 @@ def rewrite_include(node: Node, ctx: Context) -> None:
     res = ctx.view.header(header)
     seen = _included(ctx)
     branch = node.parent.id if node.parent is not None else 0
+    _note_hip_include(ctx, node, res.target if res is not None and res.apply and res.action == "map" else header)
     if res is None or not res.apply:
         seen.add((branch, header))
         return
@@ -55,12 +56,28 @@ def rewrite_include(node: Node, ctx: Context) -> None:
     ctx.rewrites += 1
 
 
+def _note_hip_include(ctx: Context, node: Node, header: str) -> None:
+    """Remember where hip_runtime.h, and the first other HIP header, are included."""
+    if header == HIP_RUNTIME:
+        ctx.scratch.setdefault("runtime_at", node.start_byte)
+    elif header.startswith("hip"):
+        ctx.scratch.setdefault("hip_header_at", node.start_byte)
+
+
 @REGISTRY.visits_file
 def add_hip_runtime(ctx: Context) -> None:
-    """Insert ``#include <hip/hip_runtime.h>`` once, before the first top-level include."""
+    """Insert ``#include <hip/hip_runtime.h>`` once, before the first top-level include.
+
+    nvcc includes cuda_runtime.h before anything else, so CUDA headers may be included in
+    any order; HIP headers such as hip_cooperative_groups.h need hip_runtime.h first. A
+    file that includes hip_runtime.h only after another HIP header gets it at the top too
+    (the later include is then harmless).
+    """
     if not ctx.path.lower().endswith(IMPLICIT_RUNTIME_SUFFIXES):
         return
-    if any(h == HIP_RUNTIME for _, h in _included(ctx)):
+    runtime_at = ctx.scratch.get("runtime_at")
+    hip_header_at = ctx.scratch.get("hip_header_at")
+    if runtime_at is not None and (hip_header_at is None or runtime_at < hip_header_at):
         return
     if ctx.rewrites == 0 and not any(m in ctx.src for m in _DEVICE_MARKERS):
         return

@@ -11,7 +11,8 @@ from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.mapping import Status
 from hipport.parse import Node, call_name
-from hipport.rewrite.identifiers import NAME_NODES
+from hipport.rewrite.identifiers import NAME_NODES, resolution_for
+from hipport.versions import short_version
 from hipport.rules import REGISTRY
 
 
@@ -179,6 +180,37 @@ class CudaMacroTest:
     effort = Effort.SMALL
 
 
+@REGISTRY.rule
+class SignatureDiffersForCuda:
+    """HIP counterpart follows an older CUDA signature
+
+    HIPIFY's tables mark the mapping unsupported for some CUDA versions (the `U` column):
+    CUDA changed the function's signature in those versions and HIP kept the older one.
+    The name is rewritten, but a call written against the newer CUDA signature will not
+    compile, or will pass its arguments differently.
+
+    ## Example
+
+    ```cuda
+    cudaMemPrefetchAsync(ptr, bytes, location, 0, stream);   // CUDA 13: cudaMemLocation
+    ```
+
+    ```cuda
+    hipMemPrefetchAsync(ptr, bytes, device, stream);           // HIP: a device ordinal
+    ```
+
+    ## Fix
+
+    Compare the call with the HIP signature (`hipport map NAME` shows the versions), and
+    use the HIP function that matches, such as a `_v2` variant where one exists.
+    """
+
+    code = "HP107"
+    slug = "api-signature-differs"
+    severity = Severity.MEDIUM
+    effort = Effort.SMALL
+
+
 _STATUS_RULES = {
     Status.UNSUPPORTED: NoHipCounterpart,
     Status.NEWER: NewerThanTarget,
@@ -197,8 +229,16 @@ def api_status(node: Node, ctx: Context) -> None:
             ctx.report(CudaMacroTest, node, f"{name}: {macro.note}",
                        "Add the HIP condition explicitly (HIP_VERSION, __HIP_PLATFORM_AMD__).")
         return
-    res = ctx.view.resolve(name)
-    if res is None or res.status is Status.MAPPED:
+    res = resolution_for(ctx, node, name)
+    if res is None:
+        return
+    if res.status is Status.MAPPED:
+        if res.entry.hip_unsupported_cuda and res.cuda == name:
+            versions = ", ".join(short_version(v) for v in res.entry.hip_unsupported_cuda)
+            ctx.report(SignatureDiffersForCuda, node,
+                       f"{name} → {res.target}: HIPIFY marks this mapping unsupported for code "
+                       f"written against CUDA {versions}, whose signature differs",
+                       f"Compare the call with {res.target}'s HIP signature.")
         return
     rule = _STATUS_RULES[res.status]
     if res.status is Status.EXPERIMENTAL and res.apply:

@@ -717,7 +717,9 @@ _TEX_FETCH = {"tex1Dfetch", "tex1D", "tex2D", "tex3D", "tex1DLayered", "tex2DLay
 _TEX_BIND = {"cudaBindTexture", "cudaBindTexture2D", "cudaBindTextureToArray",
              "cudaBindTextureToMipmappedArray", "cudaUnbindTexture", "cudaGetTextureReference",
              "cudaGetTextureAlignmentOffset"}
-_CG_MISSING = {"reduce", "inclusive_scan", "exclusive_scan", "memcpy_async", "wait", "wait_prior"}
+# The reduce and scan headers also bring the operator functors (cg::plus…), absent with them.
+_CG_MISSING = {"reduce", "inclusive_scan", "exclusive_scan", "memcpy_async", "wait", "wait_prior",
+               "plus", "less", "greater", "bit_and", "bit_or", "bit_xor"}
 _DEVICE_LAUNCH_APIS = {"cudaLaunchDevice", "cudaGetParameterBuffer", "cudaGetParameterBufferV2"}
 
 
