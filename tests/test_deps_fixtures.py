@@ -34,7 +34,7 @@ def test_verdicts_blockers_and_findings(assessed, name):
     for key, level in want["levels"].items():
         assert levels.get(key) == level, f"{name}: {key} is {levels.get(key)}, expected {level}"
     assert sorted(v.key for v in a.verdicts if v.blocker) == sorted(want["blockers"])
-    codes = {f.code for f in a.findings if f.code.startswith("DEP")}
+    codes = {f.code for f in a.findings if f.code.startswith("HP5")}
     assert set(want["findings"]) <= codes
     if not want["findings"]:
         assert not codes
@@ -101,7 +101,7 @@ def test_hostile_setup_py_is_parsed_never_run(tmp_path):
     try:
         a = assess(FIXTURES / "gaussian-splatting", Options(), scan_own_sources=False)
         assert (canary / "keep").exists()
-        assert any(f.code == "DEP201" and f.path == "setup.py" for f in a.findings)
+        assert any(f.code == "HP511" and f.path == "setup.py" for f in a.findings)
     finally:
         (canary / "keep").unlink()
         canary.rmdir()

@@ -44,7 +44,7 @@ def test_requirements_includes_markers_hashes_and_urls(tmp_path):
     assert torch.local == "cu121" and torch.line == 3
     assert torch.index_urls == ("https://download.pytorch.org/whl/cu118",)  # pip: file-wide
     assert any(r.name == "simple-knn" for r in reqs)
-    assert [f.code for f in findings] == ["DEP101"] and findings[0].line == 8
+    assert [f.code for f in findings] == ["HP501"] and findings[0].line == 8
     assert not issues
 
 
@@ -162,7 +162,7 @@ dependencies:
     got = {r.name: r for r in reqs}
     assert set(got) == {"pytorch", "cudatoolkit", "flash-attn"}
     assert got["pytorch"].specifier == "==2.1.0" and got["pytorch"].local.startswith("cuda12")
-    assert [f.code for f in findings] == ["DEP101", "DEP101"]
+    assert [f.code for f in findings] == ["HP501", "HP501"]
     assert not issues
     hostile = write(tmp_path, "environment-evil.yml",
                     "dependencies: !!python/object/apply:os.system ['touch /tmp/hipport-pwned']\n")
@@ -179,7 +179,7 @@ def test_dockerfile(tmp_path):
     ]))
     reqs, findings, issues = read_dockerfile(path, "Dockerfile")
     assert [r.name for r in reqs] == ["xformers", "pycuda"]
-    assert [f.code for f in findings] == ["DEP104", "DEP101"]
+    assert [f.code for f in findings] == ["HP504", "HP501"]
     assert not issues
 
 
@@ -196,7 +196,7 @@ def test_python_imports_and_cuda_strings(tmp_path):
     names = {r.name for r in reqs}
     assert {"flash_attn_interface", "numba.cuda", "torch.utils.cpp_extension"} <= names
     assert "os" not in names and not any(n.startswith("sibling") for n in names)
-    assert sorted(f.code for f in findings) == ["DEP201", "DEP203"]
+    assert sorted(f.code for f in findings) == ["HP511", "HP513"]
     bad = write(tmp_path, "bad.py", "def f(:\n")
     assert read_python(bad, "bad.py")[2][0].path == "bad.py"
 

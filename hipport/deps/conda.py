@@ -43,7 +43,7 @@ def read_environment(path: Path, rel: str) -> tuple[list[Requirement], list[Find
     channels = [c for c in _list(data.get("channels")) if isinstance(c, str)]
     for channel in channels:
         if CUDA_CHANNELS.search(channel):
-            findings.append(dep_finding("DEP101", rel, _line_of(lines, channel),
+            findings.append(dep_finding("HP501", rel, _line_of(lines, channel),
                                         f"conda channel {channel!r} serves CUDA builds",
                                         "Drop the channel; install ROCm PyTorch with pip from the PyTorch ROCm index."))
     for dep in _list(data.get("dependencies")):

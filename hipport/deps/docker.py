@@ -36,7 +36,7 @@ def read_dockerfile(path: Path, rel: str) -> tuple[list[Requirement], list[Findi
         if instruction.upper() == "FROM":
             image = next((w for w in rest.split() if not w.startswith("--")), "")
             if CUDA_IMAGES.match(image):
-                findings.append(dep_finding("DEP104", rel, n, f"base image {image} is an NVIDIA CUDA image",
+                findings.append(dep_finding("HP504", rel, n, f"base image {image} is an NVIDIA CUDA image",
                                             "Start FROM rocm/pytorch (or rocm/dev-ubuntu-*) for the target ROCm."))
         elif instruction.upper() == "RUN":
             try:

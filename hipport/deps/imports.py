@@ -38,7 +38,7 @@ def local_modules(python_files: list[Path], root: Path) -> set[str]:
 
 
 def read_python(path: Path, rel: str) -> tuple[list[Requirement], list[Finding], list[ParseIssue]]:
-    """Imports (as kind="import" requirements), DEP201/DEP203 findings and parse problems."""
+    """Imports (as kind="import" requirements), HP511/HP513 findings and parse problems."""
     try:
         tree = ast.parse(read_text(path), filename=rel)
     except (OSError, UnicodeDecodeError, ValueError, SyntaxError, RecursionError) as e:
@@ -54,14 +54,14 @@ def read_python(path: Path, rel: str) -> tuple[list[Requirement], list[Finding],
             reqs += [_imported(f"{node.module}.{a.name}", rel, node.lineno) for a in node.names if a.name != "*"]
         elif isinstance(node, ast.Call) and _jit_cuda(node):
             findings.append(dep_finding(
-                "DEP201", rel, node.lineno,
+                "HP511", rel, node.lineno,
                 "torch.utils.cpp_extension JIT-builds CUDA sources at run time",
                 "On ROCm PyTorch these sources are hipified when loaded; scan them with `hipport scan`."))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             for needle, why in CUDA_ONLY_STRINGS.items():
                 if needle in node.value and needle not in seen_strings:
                     seen_strings.add(needle)
-                    findings.append(dep_finding("DEP203", rel, node.lineno, f"uses {needle!r}: {why}"))
+                    findings.append(dep_finding("HP513", rel, node.lineno, f"uses {needle!r}: {why}"))
     return [r for r in reqs if r.name.split(".")[0] not in sys.stdlib_module_names], findings, []
 
 

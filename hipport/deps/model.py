@@ -50,7 +50,7 @@ class RepoFacts:
 
     root: str
     requirements: list[Requirement] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)  # DEP1xx/DEP2xx about the repo
+    findings: list[Finding] = field(default_factory=list)  # HP5xx about the repo
     issues: list[ParseIssue] = field(default_factory=list)
     kernel_files: list[str] = field(default_factory=list)  # own CUDA/C++ sources, relative
     local_modules: set[str] = field(default_factory=set)  # top-level names the repo defines
@@ -97,7 +97,7 @@ class Assessment:
     root: str
     target: Version
     verdicts: list[Verdict]
-    findings: list[Finding]  # DEP findings and the HP findings of the repo's own sources
+    findings: list[Finding]  # HP5xx findings and the HP findings of the repo's own sources
     issues: list[ParseIssue]
     deductions: list[Deduction]
     score: float

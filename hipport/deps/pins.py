@@ -17,28 +17,28 @@ def is_cuda_index(url: str) -> bool:
 
 
 def index_finding(url: str, path: str, line: int) -> Finding | None:
-    """DEP101 for an index / find-links URL that serves CUDA wheels, else None."""
+    """HP501 for an index / find-links URL that serves CUDA wheels, else None."""
     if not is_cuda_index(url):
         return None
-    return dep_finding("DEP101", path, line, f"package index {url!r} serves CUDA wheels",
+    return dep_finding("HP501", path, line, f"package index {url!r} serves CUDA wheels",
                        "Install torch, torchvision and torchaudio from "
                        "https://download.pytorch.org/whl/rocm<X.Y> instead.")
 
 
 def pin_findings(reqs: list[Requirement]) -> list[Finding]:
-    """DEP102 and DEP103 for each requirement that pins a CUDA build."""
+    """HP502 and HP503 for each requirement that pins a CUDA build."""
     base = kb.load()
     out: list[Finding] = []
     for req in reqs:
         if req.kind == "import":
             continue
         if req.local and base.cuda_local.search(req.local):
-            out.append(dep_finding("DEP102", req.source, req.line,
+            out.append(dep_finding("HP502", req.source, req.line,
                                    f"{req.raw or req.name} pins the CUDA build (+{req.local})",
                                    "Drop the local version; take the ROCm build (+rocmX.Y) from the ROCm index."))
         entry = base.by_name(req.name)
         if entry is not None and entry.is_cuda_only(req.name):
-            out.append(dep_finding("DEP103", req.source, req.line,
+            out.append(dep_finding("HP503", req.source, req.line,
                                    f"{req.name} is the CUDA wheel of {entry.title}",
                                    entry.install_hint))
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from hipport.deps.codes import CODES
+from hipport.deps.codes import CODES, is_repo_finding
 from hipport.deps.model import Deduction, Verdict
 from hipport.findings import Finding
 
@@ -26,14 +26,14 @@ def porting_plan(verdicts: list[Verdict], findings: list[Finding], deds: list[De
                       "step": f"{v.title}: {action or v.reason}"})
     by_code: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
-        if f.code.startswith("DEP"):
+        if is_repo_finding(f.code):
             by_code[f.code].append(f)
     for code, fs in sorted(by_code.items()):
         where = ", ".join(sorted({f"{f.path}:{f.line}" for f in fs})[:4])
         steps.append({"effort": fs[0].effort, "target": f"finding:{code}",
                       "points": round(points.get(("finding", code), 0.0), 1),
-                      "step": f"{CODES[code][3][:1].upper()}{CODES[code][3][1:]} ({len(fs)}: {where}). {fs[0].suggestion}".strip()})
-    kernel = [f for f in findings if not f.code.startswith("DEP") and not f.fixed]
+                      "step": f"{CODES[code].title} ({len(fs)}: {where}). {fs[0].suggestion}".strip()})
+    kernel = [f for f in findings if not is_repo_finding(f.code) and not f.fixed]
     if kernel:
         files = sorted({f.path for f in kernel})
         steps.append({"effort": max(f.effort for f in kernel), "target": "kernels",

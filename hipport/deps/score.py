@@ -4,7 +4,7 @@ The formula (weights from mappings/python-deps-scoring.toml)::
 
     dependency d:  raw(d) = points.dependency * (1 - factor(d))
                    factor(d) = factor[level(d)] * (factor.experimental if experimental else 1)
-    DEP finding f: raw(f) = points[slug(f)]
+    HP5xx finding f: raw(f) = points[slug(f)]
     own sources:   raw(file) = sum of kernel_points[severity] over the file's HP findings;
                    if their total K exceeds kernel_points.kernels_cap, each file's raw is
                    multiplied by kernels_cap / K
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from hipport.deps import kb
-from hipport.deps.codes import points_key
+from hipport.deps.codes import is_repo_finding, points_key
 from hipport.deps.model import Deduction, Verdict
 from hipport.findings import Finding
 
@@ -35,7 +35,7 @@ def deductions(verdicts: list[Verdict], findings: list[Finding]) -> list[Deducti
         if cost > 0:
             raw.append((f"dependency:{v.key}", f"{v.title}: {v.reason}", cost))
     for f in findings:
-        if f.code.startswith("DEP"):
+        if is_repo_finding(f.code):
             raw.append((f"finding:{f.code}:{f.path}:{f.line}", f"{f.code} {f.message}",
                         weights["points"][points_key(f.code)]))
     raw += _kernel_raw(findings, weights["kernel_points"])
@@ -58,7 +58,7 @@ def score_and_grade(deds: list[Deduction]) -> tuple[float, str, str]:
 def _kernel_raw(findings: list[Finding], kp: dict) -> list[tuple[str, str, float]]:
     by_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
-        if not f.code.startswith("DEP") and not f.fixed:
+        if not is_repo_finding(f.code) and not f.fixed:
             by_file[f.path].append(f)
     costs = {p: sum(kp[str(f.severity)] for f in fs) for p, fs in by_file.items()}
     total = sum(costs.values())

@@ -48,7 +48,7 @@ def read_setup_py(path: Path, rel: str) -> tuple[list[Requirement], list[Finding
 
 
 def cuda_extensions(tree: ast.AST, rel: str, names: dict[str, ast.expr]) -> tuple[list[Finding], set[str]]:
-    """A DEP201 finding per ``CUDAExtension(...)`` call (or extension with .cu sources)."""
+    """A HP511 finding per ``CUDAExtension(...)`` call (or extension with .cu sources)."""
     findings: list[Finding] = []
     modules: set[str] = set()
     for call in _calls(tree, CUDA_EXTENSION_CALLS | {"CppExtension", "Extension"}):
@@ -61,7 +61,7 @@ def cuda_extensions(tree: ast.AST, rel: str, names: dict[str, ast.expr]) -> tupl
         modules.add(mod.split(".")[0])
         listed = f"{len(cu)} .cu source(s): {', '.join(cu[:4])}" if cu else "sources computed at run time"
         findings.append(dep_finding(
-            "DEP201", rel, call.lineno,
+            "HP511", rel, call.lineno,
             f"builds CUDA extension {mod!r} ({listed})",
             "torch.utils.cpp_extension hipifies CUDAExtension sources on ROCm; run `hipport scan` on "
             "them and fix what it reports (warp size, inline PTX, CUDA-only libraries).",

@@ -19,7 +19,7 @@ CUDA_SUFFIXES = (".cu", ".cuh")
 
 
 def read_gitmodules(path: Path, root: Path, sources: list[Path]) -> tuple[list[Finding], list[ParseIssue]]:
-    """DEP202 per submodule with CUDA code; ``sources`` are the repository's C/C++/CUDA files."""
+    """HP512 per submodule with CUDA code; ``sources`` are the repository's C/C++/CUDA files."""
     rel = path.relative_to(root).as_posix()
     parser = configparser.ConfigParser(interpolation=None)
     try:
@@ -37,11 +37,11 @@ def read_gitmodules(path: Path, root: Path, sources: list[Path]) -> tuple[list[F
             continue
         cuda = [p for p in sources if p.suffix in CUDA_SUFFIXES and is_inside(p, where)]
         if cuda:
-            findings.append(dep_finding("DEP202", rel, line,
+            findings.append(dep_finding("HP512", rel, line,
                                         f"submodule {sub} holds {len(cuda)} CUDA file(s) ({url})",
                                         "Check for a ROCm fork of the submodule, or port it with `hipport convert`."))
         elif not any(where.iterdir() if where.is_dir() else ()) and kb.load().looks_gpu(f"{sub} {url}"):
-            findings.append(dep_finding("DEP202", rel, line,
+            findings.append(dep_finding("HP512", rel, line,
                                         f"submodule {sub} is not checked out; its name suggests CUDA code ({url})",
                                         "Check it out and run `hipport deps` again, or look for a ROCm fork."))
     return findings, []
