@@ -102,8 +102,6 @@ def build_options(ctx: click.Context, paths: list[Path], **fixed) -> "Options":
     from hipport.versions import parse_version
 
     p = ctx.params
-    explicit: set[str] = set()
-    opts = Options(**fixed)
     changes: dict = {}
     try:
         if p.get("rocm"):
@@ -123,8 +121,8 @@ def build_options(ctx: click.Context, paths: list[Path], **fixed) -> "Options":
             changes["jobs"] = p["jobs"]
     except ValueError as e:
         raise click.UsageError(str(e)) from e
-    explicit = set(changes)
-    opts = opts.with_(**changes)
+    explicit = set(changes)  # these flags win over [tool.hipport]
+    opts = Options(**fixed).with_(**changes)
     if p.get("exclude"):
         opts = opts.with_(exclude=opts.exclude + tuple(p["exclude"]))
     if p.get("ignore"):
