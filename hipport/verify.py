@@ -347,6 +347,8 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
             kind = OLDER
         elif near:
             kind, reason = PREDICTED, "; ".join(sorted({f.code for f in near}))
+        elif near := _naming(d.message, findings.get(path, ()) if path else ()):
+            kind, reason = PREDICTED, "; ".join(sorted({f.code for f in near})) + " (names it)"
         elif missing:
             kind, reason = MISSING, "not on the include path (pass its directory with -I)"
         elif cause := _follows(path, line, verdicts):
@@ -358,6 +360,20 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
             by_include[(path, line)] = v
         verdicts.append(v)
     return verdicts
+
+
+def _naming(message: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """Findings of the file whose message names an identifier the error quotes.
+
+    Library rules report once per file (at the first include of CUTLASS, say); the
+    compiler then fails wherever the library's names are used, further down. Short quoted
+    words (``'sync'``) are too common to tie an error to a finding.
+    """
+    names = [n for n in _QUOTED.findall(message) if len(n) >= 4]
+    if not names:
+        return ()
+    pattern = re.compile("|".join(rf"(?<![\w]){re.escape(n)}(?![\w])" for n in names))
+    return tuple(f for f in findings if not f.fixed and pattern.search(f.message))
 
 
 def _judged_at(d: Diagnostic, checked: Mapping[Path, object]) -> tuple[Path | None, int]:

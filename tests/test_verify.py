@@ -205,3 +205,16 @@ def test_command_line_shape(tmp_path):
     assert f"-I{tmp_path}" in cmd and f"-I{tmp_path / 'inc'}" in cmd
     assert cmd[-3:] == ["-x", "hip", str(tmp_path / "a.hip")]
     assert V.compile_env({})["HIP_PLATFORM"] == "amd"
+
+
+def test_an_error_naming_what_a_finding_names_is_predicted(tmp_path):
+    a = (tmp_path / "a.hip").resolve()
+    lib = Finding("HP401", "cutlass-cute", Severity.BLOCKER, str(a), 3, 1, 3, 2,
+                  "`cute::` (CuTe) is CUDA-only")
+    diags = [V.Diagnostic(a, 30, 5, "error", "use of undeclared identifier 'cute'"),
+             V.Diagnostic(a, 31, 5, "error", "use of undeclared identifier 'cutlass'"),
+             V.Diagnostic(a, 40, 5, "error", "reference to __host__ function 'sync'")]
+    verdicts = _classify(tmp_path, diags, {a: [lib]})
+    assert [(v.line, v.kind) for v in verdicts] == [
+        (30, V.PREDICTED), (31, V.UNPREDICTED), (40, V.UNPREDICTED)]
+    assert verdicts[0].reason == "HP401 (names it)"
