@@ -49,6 +49,7 @@ def _timed_visitor(stage: str, fn: Callable) -> Callable:
             dt = _clock() - t
             totals[stage] += dt
             visitor_totals[name] += dt
+    wrapper.__dict__.update(fn.__dict__)  # keeps a visitor's name filter (Registry.visits(names=...))
     return wrapper
 
 

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 Visitor = Callable[["Node", "Context"], None]
 FileVisitor = Callable[["Context"], None]
+#: ``names(text) -> bool``: False when the visitor surely does nothing for a node with
+#: this text, whatever the file and options (a pre-filter, never the rule itself).
+NameFilter = Callable[[str], bool]
 
 
 class Registry:
@@ -26,10 +29,19 @@ class Registry:
         self.file_visitors: list[FileVisitor] = []
         self.rules: dict[str, Rule] = {}
 
-    def visits(self, *node_types: str) -> Callable[[Visitor], Visitor]:
-        """Register ``fn(node, ctx)`` for each named node type."""
+    def visits(self, *node_types: str, names: NameFilter | None = None) -> Callable[[Visitor], Visitor]:
+        """Register ``fn(node, ctx)`` for each named node type.
+
+        ``names`` lets the walk skip the call for leaves (identifiers) whose text the
+        visitor cannot care about: the walk decides once per distinct text, so the millions
+        of ordinary names in a tree cost a dictionary lookup instead of a call per visitor.
+        The filter must depend on the text alone and must be true whenever the visitor
+        might act; the visitor still makes its own full decision.
+        """
 
         def deco(fn: Visitor) -> Visitor:
+            if names is not None:
+                fn.visits_names = names  # type: ignore[attr-defined]
             for t in node_types:
                 self.visitors.setdefault(t, []).append(fn)
             return fn

@@ -9,6 +9,7 @@ them. Macro bodies are text to the grammar: ``macros.py`` reparses them and call
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from hipport.context import Context
@@ -21,6 +22,21 @@ if TYPE_CHECKING:
 #: Leaf node types that name things. ``field_identifier`` (``s.member``) is left alone:
 #: struct members keep their names across CUDA and HIP.
 NAME_NODES = ("identifier", "type_identifier", "namespace_identifier")
+
+
+@lru_cache(maxsize=1)
+def _overloaded_names(table: object) -> frozenset[str]:
+    return frozenset(name for name, _ in table.overloads)  # type: ignore[attr-defined]
+
+
+def in_tables(name: str) -> bool:
+    """Whether the mapping tables know ``name`` at all (API, macro, namespace or overload),
+    whatever the target: the name pre-filter of the visitors that ask the mapping view."""
+    from hipport.mapping import load_table
+
+    table = load_table()
+    return (name in table.macros or name in table.namespaces or name in _overloaded_names(table)
+            or table.lookup(name) is not None)
 
 
 def resolution_for(ctx: Context, node: Node, name: str) -> "Resolution | None":
@@ -55,7 +71,7 @@ def target_for(ctx: Context, node: Node, name: str) -> str | None:
     return None
 
 
-@REGISTRY.visits(*NAME_NODES)
+@REGISTRY.visits(*NAME_NODES, names=in_tables)
 def rename(node: Node, ctx: Context, src: bytes | None = None, offset: int = 0) -> None:
     """Rewrite one identifier leaf; ``src``/``offset`` locate nodes of a reparsed macro body."""
     buf = ctx.src if src is None else src

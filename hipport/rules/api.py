@@ -11,7 +11,7 @@ from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.mapping import Status
 from hipport.parse import Node, call_name
-from hipport.rewrite.identifiers import NAME_NODES, resolution_for
+from hipport.rewrite.identifiers import NAME_NODES, in_tables, resolution_for
 from hipport.versions import short_version
 from hipport.rules import REGISTRY
 
@@ -220,7 +220,7 @@ _STATUS_RULES = {
 }
 
 
-@REGISTRY.visits(*NAME_NODES)
+@REGISTRY.visits(*NAME_NODES, names=in_tables)
 def api_status(node: Node, ctx: Context) -> None:
     name = ctx.text(node)
     macro = ctx.view.macro(name)

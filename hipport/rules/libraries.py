@@ -561,7 +561,11 @@ def _using(node: Node, ctx: Context) -> None:
     _match_path(ctx, node, parts, f"`{' '.join(text(ctx.src, node).split()).rstrip(';')}`")
 
 
-@REGISTRY.visits("identifier", "type_identifier", "field_identifier")
+def _maybe_library_name(name: str) -> bool:
+    return catalogue().names.fullmatch(name) is not None
+
+
+@REGISTRY.visits("identifier", "type_identifier", "field_identifier", names=_maybe_library_name)
 def _identifier(node: Node, ctx: Context) -> None:
     name = text(ctx.src, node)
     if not catalogue().names.fullmatch(name):
