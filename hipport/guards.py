@@ -79,17 +79,33 @@ def classify(condition: str, guards: tuple[str, ...]) -> str | None:
     return None
 
 
+_CHAIN_STARTS = ("preproc_if", "preproc_ifdef")
+
+
 def cuda_only_ranges(src: bytes, tree: Tree, guards: tuple[str, ...]) -> list[tuple[int, int]]:
-    """Byte ranges (sorted by start) of CUDA-only branches of HIP guards."""
-    if not guards or not any(g.encode() in src for g in guards):
+    """Byte ranges (sorted by start) of CUDA-only branches of HIP guards.
+
+    Only an ``#if``/``#ifdef`` chain with a guard's name in one of its conditions can
+    have such a branch, and that condition lies inside the chain's first node with no
+    other chain start in between. So instead of walking the whole tree, each place a guard
+    is spelled is looked up in the tree and climbed from to its nearest chain start.
+    """
+    if not guards:
         return []
+    root = tree.root_node
+    starts: dict[tuple[int, int], Node] = {}
+    for guard in dict.fromkeys(g.encode() for g in guards):
+        at = src.find(guard)
+        while at >= 0:
+            node = root.descendant_for_byte_range(at, at + len(guard))
+            while node is not None and node.type not in _CHAIN_STARTS:
+                node = node.parent
+            if node is not None:
+                starts.setdefault((node.start_byte, node.end_byte), node)
+            at = src.find(guard, at + 1)
     ranges: list[tuple[int, int]] = []
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type in ("preproc_if", "preproc_ifdef"):
-            _chain(src, node, guards, ranges)
-        stack.extend(reversed(node.children))
+    for node in starts.values():
+        _chain(src, node, guards, ranges)
     ranges.sort()
     return ranges
 
