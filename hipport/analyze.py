@@ -13,7 +13,7 @@ from functools import lru_cache
 from hipport import rewrite, rules
 from hipport.context import Context
 from hipport.options import Options
-from hipport.parse import parse, walk_with_macro_bodies
+from hipport.parse import MACRO_DEFINITIONS, Node, macro_body_range, parse, parse_range
 
 
 @lru_cache(maxsize=8)
@@ -34,14 +34,75 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
     for reg in registries:
         for node_type, fns in reg.visitors.items():
             table.setdefault(node_type, []).extend(fns)
-    for node in walk_with_macro_bodies(src, tree.root_node):
-        for fn in table.get(node.type, ()):
-            fn(node, ctx)
+    dispatch = {t: (tuple(fns), _name_memo(t, tuple(fns))) for t, fns in table.items()}
+    _walk(tree.root_node, ctx, dispatch)
     for reg in registries:
         for fn in reg.file_visitors:
             fn(ctx)
     ctx.findings = _without_duplicates(ctx.findings)
     return ctx
+
+
+def _walk(root: Node, ctx: Context, dispatch: dict, body_start: int | None = None) -> None:
+    """Call the visitors of every node under ``root`` in document order: one walk.
+
+    This is ``parse.walk_with_macro_bodies`` with the dispatch written into the loop (a
+    generator and a call per node cost a third of the walk): a ``#define``'s body is
+    reparsed and walked in its place. ``body_start`` is set when ``root`` is such a
+    reparsed body: its root and anything before the body are skipped, and no macro is
+    expanded again.
+    """
+    src = ctx.src
+    get = dispatch.get
+    cursor = root.walk()
+    first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
+    if body_start is not None and not first_child():
+        return
+    while True:
+        node = cursor.node
+        t = node.type
+        if body_start is None or node.start_byte >= body_start:
+            entry = get(t)
+            if entry is not None:
+                fns, memo = entry
+                if memo is not None:  # a leaf whose visitors filter by its text
+                    key = src[node.start_byte:node.end_byte]
+                    fns = memo.get(key)
+                    if fns is None:
+                        fns = _admit(memo, entry[0], key)
+                for fn in fns:
+                    fn(node, ctx)
+        if body_start is None and t in MACRO_DEFINITIONS:
+            body = macro_body_range(src, node)
+            if body is not None:
+                _walk(parse_range(src, *body).root_node, ctx, dispatch, body[0])
+        elif first_child():
+            continue
+        while not next_sibling():
+            if not parent():
+                return
+
+
+#: Per node type and visitor list: the text of a leaf -> the visitors that want it.
+_NAME_MEMOS: dict[tuple[str, tuple], dict[bytes, tuple]] = {}
+_MEMO_LIMIT = 200_000  # distinct texts per node type before a memo starts over
+
+
+def _name_memo(node_type: str, fns: tuple) -> dict[bytes, tuple] | None:
+    """The memo for a node type when any of its visitors filters by text, else None."""
+    if not any(hasattr(fn, "visits_names") for fn in fns):
+        return None
+    return _NAME_MEMOS.setdefault((node_type, fns), {})
+
+
+def _admit(memo: dict[bytes, tuple], fns: tuple, key: bytes) -> tuple:
+    """The visitors (in registration order) that may act on a leaf with text ``key``."""
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    name = key.decode("utf-8", "replace")
+    wanted = memo[key] = tuple(
+        fn for fn in fns if not hasattr(fn, "visits_names") or fn.visits_names(name))
+    return wanted
 
 
 def _without_duplicates(findings: list) -> list:
