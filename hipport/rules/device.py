@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from hipport.context import Context
 from hipport.findings import Effort, Severity
@@ -656,8 +657,11 @@ def _asm_template(src: bytes, node: Node) -> str | None:
     return "".join(p[1:-1] if p.startswith('"') else "" for p in parts)
 
 
-def _ptx_items(template: str) -> list[str]:
-    """Distinct notable PTX opcodes and special registers in an asm template, in order."""
+@lru_cache(maxsize=4096)
+def _ptx_items(template: str) -> tuple[str, ...]:
+    """Distinct notable PTX opcodes and special registers in an asm template, in order.
+
+    Cached: generated kernels repeat the same few asm templates thousands of times."""
     body = template.replace("\\n", "\n").replace("\\t", " ")
     items: list[str] = []
     for stmt in re.split(r"[;\n{}]", body):
@@ -676,10 +680,10 @@ def _ptx_items(template: str) -> list[str]:
             name = ".".join(keep)
         items.append(name)
     items += ["%" + m.group(1) for m in _SREG_RE.finditer(body)]
-    return list(dict.fromkeys(items))
+    return tuple(dict.fromkeys(items))
 
 
-def _report_ptx(ctx: Context, where: Node, template: str, in_device: bool) -> None:
+def _report_ptx(ctx: Context, where: Node, template: str, in_device: bool | None = None) -> None:
     """Report an asm block in device code, or anywhere when its template is recognisably PTX.
 
     ``analyze`` reparses ``#define`` bodies, so an asm macro arrives here outside any
@@ -689,6 +693,8 @@ def _report_ptx(ctx: Context, where: Node, template: str, in_device: bool) -> No
         return  # asm volatile("" ::: "memory") is a portable compiler barrier
     items = _ptx_items(template)
     looks_ptx = any("." in i or i.startswith("%") for i in items)
+    if in_device is None and not looks_ptx:  # not given: ``where`` is the asm node itself
+        in_device = is_device_code(ctx.src, where)
     if not (in_device or looks_ptx):
         return  # host inline assembly (x86, Arm) is not a GPU porting problem
     shown = ", ".join(f"`{i}`" for i in items[:4]) or "PTX"
@@ -706,7 +712,7 @@ def _report_ptx(ctx: Context, where: Node, template: str, in_device: bool) -> No
 def _asm(node: Node, ctx: Context) -> None:
     template = _asm_template(ctx.src, node)
     if template is not None:
-        _report_ptx(ctx, node, template, is_device_code(ctx.src, node))
+        _report_ptx(ctx, node, template)
 
 
 # --------------------------------------------------------------------------- calls
@@ -755,7 +761,8 @@ def _group_kind(node: Node | None, ctx: Context) -> str | None:
         last = name.rsplit("::", 1)[-1]
         return {"this_grid": "grid", "this_cluster": "cluster"}.get(last)
     if node.type == "identifier":
-        return _state(ctx).groups.get((_func_key(node), text(ctx.src, node)))
+        groups = _state(ctx).groups
+        return groups.get((_func_key(node), text(ctx.src, node))) if groups else None
     return None
 
 
@@ -797,8 +804,7 @@ def _call(node: Node, ctx: Context) -> None:
         return
     if len(parts) > 1:
         return
-    in_device = is_device_code(src, node)
-    if name == "cudaDeviceSynchronize" and in_device:
+    if name == "cudaDeviceSynchronize" and is_device_code(src, node):
         ctx.report(DynamicParallelism, node, "`cudaDeviceSynchronize()` in device code "
                    "(dynamic parallelism) is not supported by HIP",
                    "synchronise on the host after the launch")
@@ -816,7 +822,7 @@ def _call(node: Node, ctx: Context) -> None:
     elif name == "cudaFuncSetAttribute" and len(args) >= 3 and \
             text(src, args[1]) == "cudaFuncAttributeMaxDynamicSharedMemorySize":
         _check_shared_size(ctx, args[2], "dynamic shared memory limit set by cudaFuncSetAttribute")
-    elif name in ("clock", "clock64") and in_device:
+    elif name in ("clock", "clock64") and is_device_code(src, node):
         _once(ctx, f"clock:{name}", DeviceClock, node, f"`{name}()` in device code counts at a "
               "GPU-specific rate (unreliable on RDNA3)",
               "use wall_clock64() with hipDeviceAttributeWallClockRate for time")
@@ -975,8 +981,9 @@ def _declaration(node: Node, ctx: Context) -> None:
             ctx.report(TextureReference, node, f"texture reference `{type_text}` (deprecated in HIP, "
                        "removed in CUDA 12)", "use a cudaTextureObject_t created on the host")
     names = _declared_names(node)
-    key = _func_key(node)
+    key = None  # the enclosing function, found only when needed (it climbs the tree)
     if type_text.rsplit("::", 1)[-1] in _HALF_TYPES:
+        key = _func_key(node)
         st.half_vars.update((key, text(src, n)) for n in names)
     if "cudaPointerAttributes" in type_text:
         st.pointer_attrs.update(text(src, n) for n in names)
@@ -986,6 +993,8 @@ def _declaration(node: Node, ctx: Context) -> None:
         kind = {"grid_group": "grid", "cluster_group": "cluster"}.get(last) or _group_kind(value, ctx)
         ident = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
         if kind and ident is not None and ident.type == "identifier":
+            if key is None:
+                key = _func_key(node)
             st.groups[(key, text(src, ident))] = kind
 
 
@@ -1057,7 +1066,13 @@ def _note_managed(ctx: Context, where: Node, name: str) -> None:
           "use explicit device allocations for hot data, or require HSA_XNACK=1 on gfx90a/gfx942")
 
 
-@REGISTRY.visits("identifier", "type_identifier", "field_identifier")
+def _maybe_noted_name(name: str) -> bool:
+    """Pre-filter for ``_name``: true for every name one of its branches can report."""
+    return bool(name in _HOPPER_NAMES or name in _PIPELINE_NAMES or name in _MANAGED or _FP8_RE.match(name)
+                or _GRAPH_CONDITIONAL_RE.match(name) or _GRAPH_RE.match(name))
+
+
+@REGISTRY.visits("identifier", "type_identifier", "field_identifier", names=_maybe_noted_name)
 def _name(node: Node, ctx: Context) -> None:
     name = text(ctx.src, node)
     if name in _HOPPER_NAMES:
@@ -1153,7 +1168,6 @@ def _binary(node: Node, ctx: Context) -> None:
         return
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     st = _state(ctx)
-    key = _func_key(node)
     for a, b in ((left, right), (right, left)):
         if a is not None and a.type == "field_expression" and b is not None and b.type == "number_literal" \
                 and node.type == "binary_expression":
@@ -1162,6 +1176,9 @@ def _binary(node: Node, ctx: Context) -> None:
             if field_ == "memoryType" or (field_ == "type" and obj in st.pointer_attrs):
                 _report_memtype(ctx, node)
                 return
+    if not st.half_vars:
+        return
+    key = _func_key(node)
     for side in (left, right):
         name = _operand_name(ctx.src, side)
         if name is not None and (key, name) in st.half_vars:

@@ -665,6 +665,15 @@ class _FileFacts:
     enables_warp_sync: bool = False
 
 
+def _warp_size_aliases(ctx: Context) -> set[str] | frozenset[str]:
+    """Macros defined as ``warpSize``; none (and no file walk) when the file never says it."""
+    aliases = ctx.scratch.get("warp:aliases")
+    if aliases is None:
+        aliases = ctx.scratch["warp:aliases"] = (
+            _file_facts(ctx).warp_size_aliases if b"warpSize" in ctx.src else frozenset())
+    return aliases
+
+
 def _file_facts(ctx: Context) -> _FileFacts:
     return _collect_file_facts(ctx.tree, ctx.src)
 
@@ -869,9 +878,24 @@ def _assigned_to_lane_or_warp(src: bytes, node: Node) -> bool:
     return target is not None and bool(re.search(r"lane|warp|wid", text(src, target), re.I))
 
 
+#: Bytes one of which a function's text contains when ``_gather`` can find it device-like
+#: without qualifiers: every MASKED and BALLOTS name, and the THREAD_BUILTINS.
+_DEVICE_LIKE_HINTS = (b"_sync", b"__ballot", b"__activemask", b"threadIdx", b"blockDim")
+assert all(any(h.decode() in n for h in _DEVICE_LIKE_HINTS) for n in MASKED | BALLOTS | THREAD_BUILTINS)
+
+
+def _may_be_device_like(ctx: Context, func: Node) -> bool:
+    if function_qualifiers(ctx.src, func) & {"__global__", "__device__"}:
+        return True
+    src, start, end = ctx.src, func.start_byte, func.end_byte
+    return any(src.find(h, start, end) >= 0 for h in _DEVICE_LIKE_HINTS)
+
+
 @REGISTRY.visits("function_definition")
 def check_function(func: Node, ctx: Context) -> None:
     """Masks, ballots and lane arithmetic need the function's declarations, so run per body."""
+    if not _may_be_device_like(ctx, func):
+        return  # host code: _gather would find it not device-like, without walking it
     info = _gather(ctx, func)
     if not info.device_like:
         return
@@ -1339,7 +1363,13 @@ def _constant_context(node: Node) -> str | None:
     return None
 
 
-@REGISTRY.visits("identifier", "type_identifier")
+def _maybe_warp_size(name: str) -> bool:
+    """Pre-filter for ``check_identifier``: the names, and the macro names (upper case)
+    that may alias ``warpSize``."""
+    return name in AMDGCN_MACROS or name == "warpSize" or name.isupper()
+
+
+@REGISTRY.visits("identifier", "type_identifier", names=_maybe_warp_size)
 def check_identifier(node: Node, ctx: Context) -> None:
     name = ctx.text(node)
     if name in AMDGCN_MACROS:
@@ -1347,7 +1377,7 @@ def check_identifier(node: Node, ctx: Context) -> None:
         return
     if name == "warpSize":
         shown = "`warpSize`"
-    elif name.isupper() and name in _file_facts(ctx).warp_size_aliases:
+    elif name.isupper() and name in _warp_size_aliases(ctx):
         shown = f"`{name}` (defined as `warpSize`)"
     else:
         return
