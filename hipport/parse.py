@@ -39,6 +39,18 @@ def walk(root: Node) -> Iterator[Node]:
                 return
 
 
+@lru_cache(maxsize=None)
+def _types_query(types: tuple[str, ...]) -> tree_sitter.Query:
+    return tree_sitter.Query(_parser().language, " ".join(f"({t}) @node" for t in types))
+
+
+def find_all(node: Node, types: tuple[str, ...]) -> list[Node]:
+    """Every node of one of ``types`` in ``node``'s subtree (``node`` included), in document
+    order, like filtering ``walk(node)``; the search runs in C, without a Python object
+    per node of the subtree. ``types`` must be node types of the grammar."""
+    return [captures["node"][0] for _, captures in tree_sitter.QueryCursor(_types_query(types)).matches(node)]
+
+
 def text(src: bytes, node: Node) -> str:
     """A node's source text; undecodable bytes become U+FFFD (only for reading, never written)."""
     return src[node.start_byte:node.end_byte].decode("utf-8", "replace")

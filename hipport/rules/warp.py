@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from hipport.edits import Edit
 from hipport.findings import Effort, Severity
-from hipport.parse import Node, Tree, call_arguments, call_name, function_qualifiers, parse, text, walk
+from hipport.parse import Node, Tree, call_arguments, call_name, find_all, function_qualifiers, parse, text, walk
 from hipport.rules import REGISTRY
 from hipport.versions import short_version
 
@@ -682,9 +682,7 @@ def _file_facts(ctx: Context) -> _FileFacts:
 def _collect_file_facts(tree: Tree, src: bytes) -> _FileFacts:
     """Object-like macros and file-scope variables, collected once per parsed tree."""
     facts = _FileFacts()
-    stack: list[tuple[Node, bool]] = [(tree.root_node, False)]
-    while stack:
-        node, in_fn = stack.pop()
+    for node in find_all(tree.root_node, ("preproc_def", "declaration")):
         if node.type == "preproc_def":
             name = node.child_by_field_name("name")
             if name is not None:
@@ -693,12 +691,19 @@ def _collect_file_facts(tree: Tree, src: bytes) -> _FileFacts:
                 if body.strip("() ") == "warpSize":
                     facts.warp_size_aliases.add(macro)
                 facts.enables_warp_sync |= macro == "HIP_ENABLE_WARP_SYNC_BUILTINS"
-        elif node.type == "declaration" and not in_fn:
+        elif not _in_function(node):
             for var in _declared_vars(src, node):
                 facts.globals[var.name] = var
-        in_fn = in_fn or node.type == "function_definition"
-        stack.extend((c, in_fn) for c in reversed(node.children))  # document order
     return facts
+
+
+def _in_function(node: Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "function_definition":
+            return True
+        parent = parent.parent
+    return False
 
 
 def _declared_vars(src: bytes, decl: Node, in_for_init: bool = False) -> Iterator[_Var]:
@@ -725,8 +730,12 @@ class _Function:
     vars: dict[str, _Var] = field(default_factory=dict)
     assigned: dict[str, list[Node]] = field(default_factory=dict)  # name -> values assigned
     calls: list[tuple[str, Node]] = field(default_factory=list)
-    binaries: list[Node] = field(default_factory=list)
+    binaries: list[Node] = field(default_factory=list)  # those with a lane-arithmetic operator
     device_like: bool = False
+
+
+_LANE_OPERATORS = frozenset({"&", "%", "/", ">>", "<<"})
+_GATHERED = ("declaration", "assignment_expression", "call_expression", "binary_expression", "field_expression")
 
 
 def _gather(ctx: Context, func: Node) -> _Function:
@@ -741,7 +750,7 @@ def _gather(ctx: Context, func: Node) -> _Function:
     body = func.child_by_field_name("body")
     if body is None:
         return info
-    for node in walk(body):
+    for node in find_all(body, _GATHERED):
         t = node.type
         if t == "declaration":
             parent = node.parent
@@ -760,7 +769,9 @@ def _gather(ctx: Context, func: Node) -> _Function:
                 info.calls.append((name, node))
                 info.device_like |= name in MASKED or name in BALLOTS
         elif t == "binary_expression":
-            info.binaries.append(node)
+            op = node.child_by_field_name("operator")
+            if op is None or op.type in _LANE_OPERATORS:  # the only ones _check_lane_arithmetic reads
+                info.binaries.append(node)
         elif t == "field_expression":
             arg = node.child_by_field_name("argument")
             info.device_like |= arg is not None and text(src, arg) in THREAD_BUILTINS
@@ -1044,11 +1055,14 @@ def _check_gated_builtins(ctx: Context, info: _Function) -> None:
 
 # -- calls: literal masks, widths, unrolled ladders, 7.0-only builtins ----------------------
 
+_CHECKED_CALLS = MASKED | NEW_IN_7 | frozenset(SHUFFLES)
+
+
 @REGISTRY.visits("call_expression")
 def check_call(call: Node, ctx: Context) -> None:
     src = ctx.src
     name = call_name(src, call)
-    if name is None:
+    if name is None or name not in _CHECKED_CALLS:
         return
     args = call_arguments(call)
     if name in MASKED and args and _is_full_mask32(src, args[0]):
