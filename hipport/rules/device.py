@@ -542,6 +542,13 @@ class _State:
     cg_namespaces: set[str] = field(default_factory=lambda: {"cg", "cooperative_groups"})
     shared_bytes: dict[int, int] = field(default_factory=dict)  # function start → bytes
     noted: set[str] = field(default_factory=set)
+    _memory_type: bool | None = None
+
+    def mentions_memory_type(self, src: bytes) -> bool:
+        """Whether the file says ``memoryType`` at all (asked once per file)."""
+        if self._memory_type is None:
+            self._memory_type = b"memoryType" in src
+        return self._memory_type
 
 
 def _state(ctx: Context) -> _State:
@@ -727,6 +734,8 @@ _TEX_BIND = {"cudaBindTexture", "cudaBindTexture2D", "cudaBindTextureToArray",
 _CG_MISSING = {"reduce", "inclusive_scan", "exclusive_scan", "memcpy_async", "wait", "wait_prior",
                "plus", "less", "greater", "bit_and", "bit_or", "bit_xor"}
 _DEVICE_LAUNCH_APIS = {"cudaLaunchDevice", "cudaGetParameterBuffer", "cudaGetParameterBufferV2"}
+#: The called names whose arguments ``_call`` reads (the others never need them listed).
+_ARGS_READ = frozenset({"sync", "cudaFuncSetAttribute", "static_cast", "reinterpret_cast"} | _TEX_FETCH)
 
 
 def _parts(src: bytes, node: Node) -> list[str]:
@@ -793,7 +802,7 @@ def _call(node: Node, ctx: Context) -> None:
         return
     parts = _parts(src, fn) if fn.type == "qualified_identifier" else [text(src, fn)]
     name = parts[-1]
-    args = call_arguments(node)
+    args = call_arguments(node) if name in _ARGS_READ else ()
     if len(parts) > 1 and parts[0] in _state(ctx).cg_namespaces:
         if name in _CG_MISSING:
             ctx.report(CooperativeGroupsGap, node, f"`{'::'.join(parts)}` is not in HIP's cooperative "
@@ -953,12 +962,21 @@ def _declared_names(decl: Node) -> list[Node]:
 
 
 def _qualifiers(src: bytes, decl: Node) -> set[str]:
-    return {text(src, c) for c in decl.children if c.type in ("type_qualifier", "storage_class_specifier")}
+    return {text(src, c) for c in decl.named_children if c.type in ("type_qualifier", "storage_class_specifier")}
+
+
+#: A declaration ``_declaration`` can act on spells one of these (a qualifier, a half or
+#: group type, ``texture<>``, ``cudaPointerAttributes``, a ``this_grid()`` initialiser), or
+#: is initialised from a group variable seen before.
+_DECLARATION_HINTS = re.compile(
+    rb"__shared__|__managed__|const|texture|half|bfloat16|cudaPointerAttributes|_group|this_grid|this_cluster")
 
 
 @REGISTRY.visits("declaration", "parameter_declaration")
 def _declaration(node: Node, ctx: Context) -> None:
     src, st = ctx.src, _state(ctx)
+    if not st.groups and _DECLARATION_HINTS.search(src, node.start_byte, node.end_byte) is None:
+        return
     quals = _qualifiers(src, node)
     type_node = node.child_by_field_name("type")
     type_text = " ".join(text(src, type_node).split()) if type_node is not None else ""
@@ -980,17 +998,17 @@ def _declaration(node: Node, ctx: Context) -> None:
                 st.texture_refs.add(text(src, ident))
             ctx.report(TextureReference, node, f"texture reference `{type_text}` (deprecated in HIP, "
                        "removed in CUDA 12)", "use a cudaTextureObject_t created on the host")
-    names = _declared_names(node)
     key = None  # the enclosing function, found only when needed (it climbs the tree)
-    if type_text.rsplit("::", 1)[-1] in _HALF_TYPES:
-        key = _func_key(node)
-        st.half_vars.update((key, text(src, n)) for n in names)
-    if "cudaPointerAttributes" in type_text:
-        st.pointer_attrs.update(text(src, n) for n in names)
     last = type_text.rsplit("::", 1)[-1]
+    if last in _HALF_TYPES:
+        key = _func_key(node)
+        st.half_vars.update((key, text(src, n)) for n in _declared_names(node))
+    if "cudaPointerAttributes" in type_text:
+        st.pointer_attrs.update(text(src, n) for n in _declared_names(node))
+    group = {"grid_group": "grid", "cluster_group": "cluster"}.get(last)
     for d in node.children_by_field_name("declarator"):
         value = d.child_by_field_name("value") if d.type == "init_declarator" else None
-        kind = {"grid_group": "grid", "cluster_group": "cluster"}.get(last) or _group_kind(value, ctx)
+        kind = group or _group_kind(value, ctx)
         ident = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
         if kind and ident is not None and ident.type == "identifier":
             if key is None:
@@ -1160,6 +1178,9 @@ def _report_memtype(ctx: Context, node: Node) -> None:
 
 @REGISTRY.visits("binary_expression", "assignment_expression")
 def _binary(node: Node, ctx: Context) -> None:
+    st = _state(ctx)
+    if not st.half_vars and not st.pointer_attrs and not st.mentions_memory_type(ctx.src):
+        return  # neither HP311 (a half variable) nor HP317 (memoryType / a pointer attribute) can apply
     op = node.child_by_field_name("operator")
     if op is None:
         return
@@ -1167,7 +1188,6 @@ def _binary(node: Node, ctx: Context) -> None:
     if op_text not in _ARITH_OPS:
         return
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    st = _state(ctx)
     for a, b in ((left, right), (right, left)):
         if a is not None and a.type == "field_expression" and b is not None and b.type == "number_literal" \
                 and node.type == "binary_expression":
