@@ -45,6 +45,8 @@ def resolution_for(ctx: Context, node: Node, name: str) -> "Resolution | None":
     A call whose CUDA signature changed (``overloads.toml``) resolves as the CUDA function
     it means, e.g. a 3-argument ``cudaGraphInstantiate`` as ``cudaGraphInstantiateWithFlags``.
     """
+    if name not in _overloaded_names(ctx.view.table):
+        return ctx.view.resolve(name)  # no call of this name means another function
     call = node.parent
     if call is not None and call.type == "call_expression" and call.child_by_field_name("function") == node:
         args = call.child_by_field_name("arguments")

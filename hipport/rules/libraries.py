@@ -503,10 +503,14 @@ def _include(node: Node, ctx: Context) -> None:
     if path is None:
         return
     raw = text(ctx.src, path)
-    header = raw.strip('<>"')
-    for lib in catalogue().libraries:
-        if lib.matches_include(header):
-            _note_library(ctx, lib, node, f"#include {raw}")
+    for lib in _libraries_for_include(raw.strip('<>"')):
+        _note_library(ctx, lib, node, f"#include {raw}")
+
+
+@lru_cache(maxsize=4096)
+def _libraries_for_include(header: str) -> tuple[Library, ...]:
+    """The catalogue's libraries an include path belongs to (a handful of headers repeat)."""
+    return tuple(lib for lib in catalogue().libraries if lib.matches_include(header))
 
 
 def _path_parts(src: bytes, node: Node) -> list[str]:
