@@ -74,13 +74,13 @@ def _wrapper_cost(n: int = 200_000) -> float:
 
 def instrument() -> None:
     """Wrap the pipeline's stage functions and every registered visitor, in place."""
-    from hipport import analyze, context, parse, pipeline, rewrite, rules
+    from hipport import analyze, context, pipeline, rewrite, rules
 
     pipeline.read_bytes = _timed("read", pipeline.read_bytes)
     pipeline.looks_like_cuda = _timed("pre-filter", pipeline.looks_like_cuda)
     pipeline.apply_edits = _timed("apply edits", pipeline.apply_edits)
     analyze.parse = _timed("parse", analyze.parse)
-    parse.parse_range = _timed("parse (macro bodies)", parse.parse_range)
+    analyze.parse_range = _timed("parse (macro bodies)", analyze.parse_range)
     original_init = context.Context.__post_init__
     context.Context.__post_init__ = _timed("context set-up", original_init)
     analyze.analyze = _timed("analyze", analyze.analyze)
