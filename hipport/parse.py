@@ -68,6 +68,22 @@ def call_name(src: bytes, call: Node) -> str | None:
     return None
 
 
+def qualified_parts(src: bytes, node: Node) -> list[str]:
+    """``a::b::c<T>`` → ``["a", "b", "c"]`` (template arguments dropped)."""
+    parts: list[str] = []
+    while node is not None and node.type == "qualified_identifier":
+        scope = node.child_by_field_name("scope")
+        if scope is not None:
+            name = scope.child_by_field_name("name") if scope.type == "template_type" else scope
+            parts.append(text(src, name or scope))
+        node = node.child_by_field_name("name")
+    if node is not None:
+        if node.type in ("template_type", "template_function"):
+            node = node.child_by_field_name("name") or node
+        parts.append(text(src, node))
+    return parts
+
+
 def call_arguments(call: Node) -> list[Node]:
     """The argument expressions of a ``call_expression`` (comments excluded)."""
     args = call.child_by_field_name("arguments")

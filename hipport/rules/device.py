@@ -20,7 +20,9 @@ from functools import lru_cache
 
 from hipport.context import Context
 from hipport.findings import Effort, Severity
-from hipport.parse import Node, call_arguments, call_name, enclosing_function, is_device_code, text
+from hipport.parse import (
+    Node, call_arguments, call_name, enclosing_function, is_device_code, qualified_parts, text,
+)
 from hipport.rule import Rule
 from hipport.rules import REGISTRY
 from hipport.versions import short_version
@@ -738,22 +740,6 @@ _DEVICE_LAUNCH_APIS = {"cudaLaunchDevice", "cudaGetParameterBuffer", "cudaGetPar
 _ARGS_READ = frozenset({"sync", "cudaFuncSetAttribute", "static_cast", "reinterpret_cast"} | _TEX_FETCH)
 
 
-def _parts(src: bytes, node: Node) -> list[str]:
-    """``a::b::c<T>`` → ``["a", "b", "c"]`` (template arguments dropped)."""
-    parts: list[str] = []
-    while node is not None and node.type == "qualified_identifier":
-        scope = node.child_by_field_name("scope")
-        if scope is not None:
-            parts.append(text(src, scope.child_by_field_name("name") or scope) if scope.type == "template_type"
-                         else text(src, scope))
-        node = node.child_by_field_name("name")
-    if node is not None:
-        if node.type in ("template_type", "template_function"):
-            node = node.child_by_field_name("name") or node
-        parts.append(text(src, node))
-    return parts
-
-
 def _fn_node(call: Node) -> Node | None:
     fn = call.child_by_field_name("function")
     if fn is not None and fn.type == "template_function":
@@ -800,7 +786,7 @@ def _call(node: Node, ctx: Context) -> None:
         if field_ is not None and text(src, field_) == "sync":
             _report_group_sync(ctx, node, _group_kind(fn.child_by_field_name("argument"), ctx))
         return
-    parts = _parts(src, fn) if fn.type == "qualified_identifier" else [text(src, fn)]
+    parts = qualified_parts(src, fn) if fn.type == "qualified_identifier" else [text(src, fn)]
     name = parts[-1]
     args = call_arguments(node) if name in _ARGS_READ else ()
     if len(parts) > 1 and parts[0] in _state(ctx).cg_namespaces:
@@ -1120,7 +1106,7 @@ def _name(node: Node, ctx: Context) -> None:
 def _qualified(node: Node, ctx: Context) -> None:
     if node.parent is not None and node.parent.type == "qualified_identifier":
         return
-    parts = _parts(ctx.src, node)
+    parts = qualified_parts(ctx.src, node)
     if parts[0] in ("nvcuda", "wmma") and len(parts) > 1:
         _once(ctx, "wmma-ns", Wmma, node, f"`{'::'.join(parts)}`: HIP has no warp-matrix (wmma) API",
               "port to rocWMMA (rocwmma::fragment, load_matrix_sync, mma_sync, store_matrix_sync)")

@@ -21,7 +21,7 @@ from functools import cached_property, lru_cache
 from hipport.datafiles import mappings
 from hipport.context import Context
 from hipport.findings import Effort, Severity
-from hipport.parse import Node, text
+from hipport.parse import Node, qualified_parts, text
 from hipport.rule import Rule
 from hipport.rules import REGISTRY
 from hipport.versions import Version, parse_version, short_version
@@ -513,22 +513,6 @@ def _libraries_for_include(header: str) -> tuple[Library, ...]:
     return tuple(lib for lib in catalogue().libraries if lib.matches_include(header))
 
 
-def _path_parts(src: bytes, node: Node) -> list[str]:
-    """``a::b::c<T>`` → ``["a", "b", "c"]``."""
-    parts: list[str] = []
-    while node is not None and node.type == "qualified_identifier":
-        scope = node.child_by_field_name("scope")
-        if scope is not None:
-            name = scope.child_by_field_name("name") if scope.type == "template_type" else scope
-            parts.append(text(src, name or scope))
-        node = node.child_by_field_name("name")
-    if node is not None:
-        if node.type in ("template_type", "template_function"):
-            node = node.child_by_field_name("name") or node
-        parts.append(text(src, node))
-    return parts
-
-
 def _match_path(ctx: Context, node: Node, parts: list[str], shown: str) -> None:
     for lib in catalogue().libraries:
         if lib.matches_path(parts):
@@ -539,7 +523,7 @@ def _match_path(ctx: Context, node: Node, parts: list[str], shown: str) -> None:
 def _qualified(node: Node, ctx: Context) -> None:
     if node.parent is not None and node.parent.type == "qualified_identifier":
         return
-    parts = _path_parts(ctx.src, node)
+    parts = qualified_parts(ctx.src, node)
     _match_path(ctx, node, parts, f"`{'::'.join(parts)}`")
 
 
@@ -560,7 +544,7 @@ def _using(node: Node, ctx: Context) -> None:
     target = node.named_children[-1] if node.named_children else None
     if target is None:
         return
-    parts = _path_parts(ctx.src, target) if target.type == "qualified_identifier" else \
+    parts = qualified_parts(ctx.src, target) if target.type == "qualified_identifier" else \
         text(ctx.src, target).split("::")
     _match_path(ctx, node, parts, f"`{' '.join(text(ctx.src, node).split()).rstrip(';')}`")
 
