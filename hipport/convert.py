@@ -53,6 +53,17 @@ class Plan:
 def plan(inputs: list[Path], output: str | None, *, in_place: bool, diff: bool,
          backup: bool = True) -> Plan:
     """Decide destinations before anything is read, so usage errors cost nothing."""
+    result = _plan(inputs, output, in_place=in_place, diff=diff, backup=backup)
+    for t in result.targets:
+        dest = t.root if t.root is not None else t.file
+        if dest is not None and not t.in_place and dest.resolve() == t.input.resolve():
+            raise UsageError(f"{t.input}: the output would overwrite the input "
+                             "(use --in-place to mean that)")
+    return result
+
+
+def _plan(inputs: list[Path], output: str | None, *, in_place: bool, diff: bool,
+          backup: bool) -> Plan:
     if not inputs:
         raise UsageError("no input paths given")
     if sum(bool(x) for x in (output, in_place, diff)) > 1:

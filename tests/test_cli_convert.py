@@ -173,3 +173,11 @@ def test_version_and_help() -> None:
     assert __version__ in run("--version").output
     for cmd in ("convert", "scan"):
         assert "--rocm" in run(cmd, "--help").output
+
+
+def test_output_equal_to_the_input_is_a_usage_error(tree: Path) -> None:
+    r = run("convert", str(tree), "-o", str(tree))
+    assert r.exit_code == 2 and "would overwrite the input" in r.output
+    r = run("convert", str(tree / "a.cu"), "-o", str(tree / "a.cu"))
+    assert r.exit_code == 2 and "would overwrite the input" in r.output
+    assert (tree / "a.cu").read_bytes() == KERNEL
