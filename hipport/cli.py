@@ -359,8 +359,7 @@ def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | N
             ctx.exit(EXIT_USAGE)
     else:
         click.echo(render(report, fmt, color=fmt == "text" and sys.stdout.isatty()), nl=False)
-    if output is not None or fmt != "text":
-        _print_errors(report)
+    _print_errors(report)  # on standard error too, so a redirected report still shows them
     if not quiet and (output is not None or fmt != "text"):
         click.echo(_summary_line(report), err=True)
     ctx.exit(exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None))
