@@ -30,17 +30,30 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
     view = mapping_view(options.rocm, options.roc, options.experimental)
     ctx = Context(path=path, src=src, tree=tree, options=options, view=view)
     registries = (rewrite.load(), rules.load())
-    table: dict[str, list] = {}
-    for reg in registries:
-        for node_type, fns in reg.visitors.items():
-            table.setdefault(node_type, []).extend(fns)
-    dispatch = {t: (tuple(fns), _name_memo(t, tuple(fns))) for t, fns in table.items()}
-    _walk(tree.root_node, ctx, dispatch)
+    _walk(tree.root_node, ctx, _dispatch(registries, options))
     for reg in registries:
         for fn in reg.file_visitors:
             fn(ctx)
     ctx.findings = _without_duplicates(ctx.findings)
     return ctx
+
+
+def _dispatch(registries: tuple, options: Options) -> dict:
+    """Node type -> (visitors, text memo or None, field whose text the memo is keyed by).
+
+    Visitors whose ``when`` rejects ``options`` are left out for this run.
+    """
+    table: dict[str, list] = {}
+    for reg in registries:
+        for node_type, fns in reg.visitors.items():
+            table.setdefault(node_type, []).extend(
+                fn for fn in fns if not hasattr(fn, "visits_when") or fn.visits_when(options))
+    return {t: (tuple(fns), _name_memo(t, tuple(fns)), _KEY_FIELDS.get(t))
+            for t, fns in table.items() if fns}
+
+
+#: Node types whose name filters look at a child's text rather than the node's own.
+_KEY_FIELDS = {"call_expression": "function"}
 
 
 def _walk(root: Node, ctx: Context, dispatch: dict, body_start: int | None = None) -> None:
@@ -64,9 +77,13 @@ def _walk(root: Node, ctx: Context, dispatch: dict, body_start: int | None = Non
         if body_start is None or node.start_byte >= body_start:
             entry = get(t)
             if entry is not None:
-                fns, memo = entry
-                if memo is not None:  # a leaf whose visitors filter by its text
-                    key = src[node.start_byte:node.end_byte]
+                fns, memo, key_field = entry
+                if memo is not None:  # a leaf (or a call's callee) whose visitors filter by text
+                    if key_field is None:
+                        key = src[node.start_byte:node.end_byte]
+                    else:
+                        keyed = node.child_by_field_name(key_field)
+                        key = src[keyed.start_byte:keyed.end_byte] if keyed is not None else b""
                     fns = memo.get(key)
                     if fns is None:
                         fns = _admit(memo, entry[0], key)
@@ -83,7 +100,7 @@ def _walk(root: Node, ctx: Context, dispatch: dict, body_start: int | None = Non
                 return
 
 
-#: Per node type and visitor list: the text of a leaf -> the visitors that want it.
+#: Per node type and visitor list: the text of a leaf (or callee) -> the visitors that want it.
 _NAME_MEMOS: dict[tuple[str, tuple], dict[bytes, tuple]] = {}
 _MEMO_LIMIT = 200_000  # distinct texts per node type before a memo starts over
 

@@ -23,7 +23,7 @@ def _is_template(fn: Node) -> bool:
     )
 
 
-@REGISTRY.visits("call_expression")
+@REGISTRY.visits("call_expression", when=lambda options: options.launch_syntax == "hip")
 def rewrite_launch(node: Node, ctx: Context) -> None:
     if ctx.options.launch_syntax != "hip":
         return

@@ -13,6 +13,7 @@ from hipport.mapping import Status
 from hipport.parse import Node, call_name
 from hipport.rewrite.identifiers import NAME_NODES, in_tables, resolution_for
 from hipport.versions import short_version
+from hipport.registry import any_word_of
 from hipport.rules import REGISTRY
 
 
@@ -457,7 +458,11 @@ _LAUNCH_ERRORS = {
 }
 
 
-@REGISTRY.visits("call_expression")
+_BEHAVIOUR_CALLS = frozenset({"cudaGetLastError", "cudaPeekAtLastError", "cudaFree", "cuMemFree",
+                              "nvrtcCreateProgram", *_CONST_SIGNATURE_CALLS})
+
+
+@REGISTRY.visits("call_expression", names=any_word_of(_BEHAVIOUR_CALLS))
 def behaviour_calls(node: Node, ctx: Context) -> None:
     name = call_name(ctx.src, node)
     if name is None:

@@ -24,6 +24,7 @@ from hipport.parse import (
     Node, call_arguments, call_name, enclosing_function, is_device_code, qualified_parts, text,
 )
 from hipport.rule import Rule
+from hipport.registry import any_word_of
 from hipport.rules import REGISTRY
 from hipport.versions import short_version
 
@@ -775,7 +776,14 @@ def _report_group_sync(ctx: Context, call: Node, kind: str | None) -> None:
                    "Hopper-only", "restructure to one block per tile; exchange data via global memory")
 
 
-@REGISTRY.visits("call_expression")
+#: Every name ``_call`` compares the called name (or its last part) with.
+_CALLS_CHECKED = frozenset(
+    _CG_MISSING | _DEVICE_LAUNCH_APIS | _TEX_BIND | _TEX_FETCH | _ARGS_READ
+    | {"cudaDeviceSynchronize", "clock", "clock64", "__threadfence_system", "__trap", "__nanosleep",
+       "__prof_trigger", "__ldg"})
+
+
+@REGISTRY.visits("call_expression", names=any_word_of(_CALLS_CHECKED))
 def _call(node: Node, ctx: Context) -> None:
     fn = _fn_node(node)
     if fn is None:
