@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from hipport.edits import Edit
 from hipport.findings import Effort, Severity
 from hipport.parse import Node, Tree, call_arguments, call_name, find_all, function_qualifiers, parse, text, walk
+from hipport.registry import any_word_of
 from hipport.rules import REGISTRY
 from hipport.versions import short_version
 
@@ -902,9 +903,32 @@ def _may_be_device_like(ctx: Context, func: Node) -> bool:
     return any(src.find(h, start, end) >= 0 for h in _DEVICE_LIKE_HINTS)
 
 
+#: Bytes one of which a function's text contains when it calls a MASKED or BALLOTS builtin
+#: (what every check of ``check_function`` but lane arithmetic starts from).
+_WARP_CALL_HINTS = (b"_sync", b"__ballot", b"__activemask")
+assert all(any(h.decode() in n for h in _WARP_CALL_HINTS) for n in MASKED | BALLOTS | SYNC_BUILTINS)
+#: An integer literal that may be 31, 32 or 5 (any base, any suffix; also some others):
+#: the operand ``_Scope.lane_op`` needs. A ``<<`` (``1 << lane``) or a ``'`` (digit
+#: separators) makes a function a candidate too.
+_LANE_NUMBER = re.compile(
+    rb"(?<![\w.'])(?:0[xX]0*(?:1[fF]|20|5)|0[bB]0*(?:11111|100000|101)|0*(?:37|40|5)|31|32)[uUlLzZ]*(?![\w.'])")
+
+
+def _may_have_warp_findings(src: bytes, start: int, end: int) -> bool:
+    """False when ``src[start:end]`` has no warp builtin, no ``<<`` and no literal 31/32/5:
+    then no check of ``check_function`` can report anything."""
+    if any(src.find(h, start, end) >= 0 for h in _WARP_CALL_HINTS):
+        return True
+    if src.find(b"<<", start, end) >= 0 or src.find(b"'", start, end) >= 0:
+        return True
+    return _LANE_NUMBER.search(src, start, end) is not None
+
+
 @REGISTRY.visits("function_definition")
 def check_function(func: Node, ctx: Context) -> None:
     """Masks, ballots and lane arithmetic need the function's declarations, so run per body."""
+    if not _may_have_warp_findings(ctx.src, func.start_byte, func.end_byte):
+        return  # nothing to find: skip the gathering walk
     if not _may_be_device_like(ctx, func):
         return  # host code: _gather would find it not device-like, without walking it
     info = _gather(ctx, func)
@@ -1058,7 +1082,7 @@ def _check_gated_builtins(ctx: Context, info: _Function) -> None:
 _CHECKED_CALLS = MASKED | NEW_IN_7 | frozenset(SHUFFLES)
 
 
-@REGISTRY.visits("call_expression")
+@REGISTRY.visits("call_expression", names=any_word_of(_CHECKED_CALLS))
 def check_call(call: Node, ctx: Context) -> None:
     src = ctx.src
     name = call_name(src, call)
