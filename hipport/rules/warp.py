@@ -784,21 +784,39 @@ class _Scope:
 
     def __init__(self, ctx: Context, info: _Function) -> None:
         self.src, self.info = ctx.src, info
-        self.thread_vars: dict[str, str] = {}  # name -> "local" | "global"
-        self.lane_vars: set[str] = set()
-        for var in info.vars.values():  # document order: a derivation sees earlier ones
+        self._thread_vars: dict[str, str] | None = None  # derived on first use: most functions never ask
+        self._lane_vars: set[str] = set()
+
+    @property
+    def thread_vars(self) -> dict[str, str]:
+        """Variables initialised from a thread index: name -> ``"local"`` | ``"global"``."""
+        if self._thread_vars is None:
+            self._derive()
+        return self._thread_vars  # type: ignore[return-value]
+
+    @property
+    def lane_vars(self) -> set[str]:
+        """Variables initialised with a lane expression."""
+        if self._thread_vars is None:
+            self._derive()
+        return self._lane_vars
+
+    def _derive(self) -> None:
+        self._thread_vars = {}  # seen (partly filled) by the derivations below
+        for var in self.info.vars.values():  # document order: a derivation sees earlier ones
             if var.init is None or var.in_for_init:
                 continue
             kind = self.thread_index_kind(var.init)
             if kind:
-                self.thread_vars[var.name] = kind
+                self._thread_vars[var.name] = kind
             if self._is_lane_expr(var.init):
-                self.lane_vars.add(var.name)
+                self._lane_vars.add(var.name)
 
     def thread_index_kind(self, node: Node) -> str | None:
         """``"local"`` for an index within the block (threadIdx, blockDim, tid…), ``"global"``
         when blockIdx is mixed in (then ``% 32`` is as often a bitmap word as a lane), else None."""
         thread = block = False
+        thread_vars = self.thread_vars
         for n in walk(node):
             if n.type == "field_expression":
                 arg = n.child_by_field_name("argument")
@@ -807,7 +825,7 @@ class _Scope:
                 thread |= name in THREAD_BUILTINS
             elif n.type == "identifier":
                 name = text(self.src, n)
-                kind = self.thread_vars.get(name)
+                kind = thread_vars.get(name)
                 thread |= kind is not None or (self.info.device_like and name in THREAD_NAMES)
                 block |= kind == "global"
         if not thread:
@@ -914,11 +932,9 @@ _LANE_NUMBER = re.compile(
     rb"(?<![\w.'])(?:0[xX]0*(?:1[fF]|20|5)|0[bB]0*(?:11111|100000|101)|0*(?:37|40|5)|31|32)[uUlLzZ]*(?![\w.'])")
 
 
-def _may_have_warp_findings(src: bytes, start: int, end: int) -> bool:
-    """False when ``src[start:end]`` has no warp builtin, no ``<<`` and no literal 31/32/5:
-    then no check of ``check_function`` can report anything."""
-    if any(src.find(h, start, end) >= 0 for h in _WARP_CALL_HINTS):
-        return True
+def _may_have_lane_arithmetic(src: bytes, start: int, end: int) -> bool:
+    """False when ``src[start:end]`` has no ``<<`` and no literal 31/32/5: then
+    ``_check_lane_arithmetic`` cannot report anything."""
     if src.find(b"<<", start, end) >= 0 or src.find(b"'", start, end) >= 0:
         return True
     return _LANE_NUMBER.search(src, start, end) is not None
@@ -927,10 +943,14 @@ def _may_have_warp_findings(src: bytes, start: int, end: int) -> bool:
 @REGISTRY.visits("function_definition")
 def check_function(func: Node, ctx: Context) -> None:
     """Masks, ballots and lane arithmetic need the function's declarations, so run per body."""
-    if not _may_have_warp_findings(ctx.src, func.start_byte, func.end_byte):
-        return  # nothing to find: skip the gathering walk
-    if not _may_be_device_like(ctx, func):
-        return  # host code: _gather would find it not device-like, without walking it
+    src, start, end = ctx.src, func.start_byte, func.end_byte
+    if not any(src.find(h, start, end) >= 0 for h in _WARP_CALL_HINTS):
+        # No warp builtin (and so no mask, ballot or gated-builtin finding): only lane
+        # arithmetic remains, in device code. (With one, the function is device-like.)
+        if not _may_be_device_like(ctx, func):
+            return  # host code: _gather would find it not device-like, without walking it
+        if not _may_have_lane_arithmetic(src, start, end):
+            return  # nothing to find: skip the gathering walk
     info = _gather(ctx, func)
     if not info.device_like:
         return
