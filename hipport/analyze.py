@@ -30,7 +30,7 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
     view = mapping_view(options.rocm, options.roc, options.experimental)
     ctx = Context(path=path, src=src, tree=tree, options=options, view=view)
     registries = (rewrite.load(), rules.load())
-    _walk(tree.root_node, ctx, _dispatch(registries, options))
+    _walk(tree.root_node, ctx, _dispatch(registries, options, src))
     for reg in registries:
         for fn in reg.file_visitors:
             fn(ctx)
@@ -38,18 +38,48 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
     return ctx
 
 
-def _dispatch(registries: tuple, options: Options) -> dict:
+def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
     """Node type -> (visitors, text memo or None, field whose text the memo is keyed by).
 
-    Visitors whose ``when`` rejects ``options`` are left out for this run.
+    Visitors whose ``when`` rejects ``options``, or whose ``source`` filter rejects ``src``,
+    are left out of this file's walk. Tables are built once per combination.
     """
-    table: dict[str, list] = {}
-    for reg in registries:
-        for node_type, fns in reg.visitors.items():
-            table.setdefault(node_type, []).extend(
-                fn for fn in fns if not hasattr(fn, "visits_when") or fn.visits_when(options))
-    return {t: (tuple(fns), _name_memo(t, tuple(fns)), _KEY_FIELDS.get(t))
-            for t, fns in table.items() if fns}
+    conditional = _conditional_visitors(registries)
+    key = tuple(
+        (not hasattr(fn, "visits_when") or fn.visits_when(options))
+        and (not hasattr(fn, "visits_source") or fn.visits_source(src))
+        for fn in conditional)
+    dispatch = _DISPATCH_TABLES.get((registries, key))
+    if dispatch is None:
+        left_out = {fn for fn, keep in zip(conditional, key) if not keep}
+        table: dict[str, list] = {}
+        for reg in registries:
+            for node_type, fns in reg.visitors.items():
+                table.setdefault(node_type, []).extend(fn for fn in fns if fn not in left_out)
+        dispatch = _DISPATCH_TABLES[(registries, key)] = {
+            t: (tuple(fns), _name_memo(t, tuple(fns)), _KEY_FIELDS.get(t)) for t, fns in table.items() if fns}
+    return dispatch
+
+
+#: (registries, which conditional visitors are kept) -> dispatch table.
+_DISPATCH_TABLES: dict[tuple, dict] = {}
+
+
+def _conditional_visitors(registries: tuple) -> tuple:
+    """The visitors with an options or source filter, in a fixed order."""
+    found = _CONDITIONAL.get(registries)
+    if found is None:
+        seen: dict = {}
+        for reg in registries:
+            for fns in reg.visitors.values():
+                for fn in fns:
+                    if hasattr(fn, "visits_when") or hasattr(fn, "visits_source"):
+                        seen.setdefault(fn, None)
+        found = _CONDITIONAL[registries] = tuple(seen)
+    return found
+
+
+_CONDITIONAL: dict[tuple, tuple] = {}
 
 
 #: Node types whose name filters look at a child's text rather than the node's own.

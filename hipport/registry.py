@@ -28,6 +28,9 @@ NameFilter = Callable[[str], bool]
 #: ``when(options) -> bool``: False when the visitor surely does nothing in a run with these
 #: options; such a visitor is left out of that run's dispatch table.
 OptionsFilter = Callable[["Options"], bool]
+#: ``source(src) -> bool``: False when the visitor surely does nothing in a file with these
+#: bytes (it needs a name the file never spells); such a visitor is left out for the file.
+SourceFilter = Callable[[bytes], bool]
 
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -43,6 +46,11 @@ def any_word_of(words: Iterable[str]) -> NameFilter:
     return lambda text: not wanted.isdisjoint(_WORD.findall(text))
 
 
+def any_bytes_of(*needles: bytes) -> SourceFilter:
+    """A source filter true when the file contains one of ``needles``."""
+    return lambda src: any(n in src for n in needles)
+
+
 class Registry:
     def __init__(self) -> None:
         self.visitors: dict[str, list[Visitor]] = {}
@@ -50,7 +58,8 @@ class Registry:
         self.rules: dict[str, Rule] = {}
 
     def visits(self, *node_types: str, names: NameFilter | None = None,
-               when: OptionsFilter | None = None) -> Callable[[Visitor], Visitor]:
+               when: OptionsFilter | None = None,
+               source: SourceFilter | None = None) -> Callable[[Visitor], Visitor]:
         """Register ``fn(node, ctx)`` for each named node type.
 
         ``names`` lets the walk skip the call for leaves (identifiers) whose text the
@@ -61,7 +70,8 @@ class Registry:
         the filter is given the callee's text (see ``NameFilter``).
 
         ``when`` leaves the visitor out of a run whose options make it a no-op (e.g. a
-        rewrite that only applies with ``--launch-syntax hip``).
+        rewrite that only applies with ``--launch-syntax hip``); ``source`` leaves it out of
+        a file whose bytes make it a no-op (see ``any_bytes_of``).
         """
 
         def deco(fn: Visitor) -> Visitor:
@@ -69,6 +79,8 @@ class Registry:
                 fn.visits_names = names  # type: ignore[attr-defined]
             if when is not None:
                 fn.visits_when = when  # type: ignore[attr-defined]
+            if source is not None:
+                fn.visits_source = source  # type: ignore[attr-defined]
             for t in node_types:
                 self.visitors.setdefault(t, []).append(fn)
             return fn

@@ -13,7 +13,7 @@ from hipport.mapping import Status
 from hipport.parse import Node, call_name
 from hipport.rewrite.identifiers import NAME_NODES, in_tables, resolution_for
 from hipport.versions import short_version
-from hipport.registry import any_word_of
+from hipport.registry import any_bytes_of, any_word_of
 from hipport.rules import REGISTRY
 
 
@@ -496,7 +496,7 @@ def _uses_stream_ordered_alloc(ctx: Context) -> bool:
     return found
 
 
-@REGISTRY.visits("init_declarator")
+@REGISTRY.visits("init_declarator", source=any_bytes_of(b"cudaMemsetParams", b"CUDA_MEMSET_NODE_PARAMS"))
 def memset_params_init(node: Node, ctx: Context) -> None:
     decl = node.parent
     if decl is None or decl.type != "declaration":
@@ -515,7 +515,7 @@ def memset_params_init(node: Node, ctx: Context) -> None:
                    "Assign the members by name (p.dst = …; p.pitch = …).")
 
 
-@REGISTRY.visits("binary_expression")
+@REGISTRY.visits("binary_expression", source=any_bytes_of(*(n.encode() for n in _LAUNCH_ERRORS)))
 def launch_error_compare(node: Node, ctx: Context) -> None:
     op = node.child_by_field_name("operator")
     if op is None or op.type not in ("==", "!="):

@@ -24,7 +24,7 @@ from hipport.parse import (
     Node, call_arguments, call_name, enclosing_function, is_device_code, qualified_parts, text,
 )
 from hipport.rule import Rule
-from hipport.registry import any_word_of
+from hipport.registry import any_bytes_of, any_word_of
 from hipport.rules import REGISTRY
 from hipport.versions import short_version
 
@@ -1170,7 +1170,9 @@ def _report_memtype(ctx: Context, node: Node) -> None:
                "use the named enumerators (cudaMemoryTypeDevice, …)")
 
 
-@REGISTRY.visits("binary_expression", "assignment_expression")
+#: HP311 needs a half/bfloat16 variable, HP317 memoryType or a cudaPointerAttributes variable.
+@REGISTRY.visits("binary_expression", "assignment_expression",
+                 source=any_bytes_of(b"half", b"bfloat16", b"memoryType", b"cudaPointerAttributes"))
 def _binary(node: Node, ctx: Context) -> None:
     st = _state(ctx)
     if not st.half_vars and not st.pointer_attrs and not st.mentions_memory_type(ctx.src):
@@ -1202,7 +1204,7 @@ def _binary(node: Node, ctx: Context) -> None:
             return
 
 
-@REGISTRY.visits("cast_expression")
+@REGISTRY.visits("cast_expression", source=any_bytes_of(b"cudaMemoryType"))
 def _cast(node: Node, ctx: Context) -> None:
     type_node = node.child_by_field_name("type")
     value = node.child_by_field_name("value")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from hipport.edits import Edit
 from hipport.findings import Effort, Severity
 from hipport.parse import Node, Tree, call_arguments, call_name, find_all, function_qualifiers, parse, text, walk
-from hipport.registry import any_word_of
+from hipport.registry import any_bytes_of, any_word_of
 from hipport.rules import REGISTRY
 from hipport.versions import short_version
 
@@ -1138,7 +1138,10 @@ def check_call(call: Node, ctx: Context) -> None:
             )
 
 
-@REGISTRY.visits("for_statement")
+_SHFL_RE = re.compile(rb"shfl", re.I)
+
+
+@REGISTRY.visits("for_statement", source=lambda src: _SHFL_RE.search(src) is not None)  # _shuffles_with
 def check_ladder_loop(loop: Node, ctx: Context) -> None:
     """``for (o = 16; ...; o >>= 1)`` and ``for (o = 1; o < 32; o <<= 1)`` around a shuffle."""
     src = ctx.src
@@ -1427,7 +1430,9 @@ def _maybe_warp_size(name: str) -> bool:
     return name in AMDGCN_MACROS or name == "warpSize" or name.isupper()
 
 
-@REGISTRY.visits("identifier", "type_identifier", names=_maybe_warp_size)
+#: Aliases of warpSize exist only in files that say warpSize.
+@REGISTRY.visits("identifier", "type_identifier", names=_maybe_warp_size,
+                 source=any_bytes_of(b"warpSize", b"__AMDGCN_WAVEFRONT_SIZE"))
 def check_identifier(node: Node, ctx: Context) -> None:
     name = ctx.text(node)
     if name in AMDGCN_MACROS:
