@@ -590,16 +590,23 @@ def _func_key(node: Node) -> int:
 _INT_SUFFIX_RE = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b")
 
 
+@lru_cache(maxsize=4096)
+def _const_ast(expr: str) -> ast.Expression | None:
+    """``expr`` (integer suffixes dropped) parsed as a Python expression; None if it is not one."""
+    try:
+        return ast.parse(_INT_SUFFIX_RE.sub(r"\1", expr.strip()), mode="eval")
+    except SyntaxError:
+        return None
+
+
 def _const_value(expr: str, env: dict[str, int]) -> int | None:
     """Value of a constant integer expression (literals, known names, + - * / % << >>).
 
     ``sizeof``, casts, templates and unknown names give None: hipport only claims a size
     it can compute.
     """
-    expr = _INT_SUFFIX_RE.sub(r"\1", expr.strip())
-    try:
-        tree = ast.parse(expr, mode="eval")
-    except SyntaxError:
+    tree = _const_ast(expr)
+    if tree is None:
         return None
     ops = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
            ast.Div: int.__floordiv__, ast.FloorDiv: int.__floordiv__, ast.Mod: int.__mod__,
@@ -964,12 +971,16 @@ def _qualifiers(src: bytes, decl: Node) -> set[str]:
 #: is initialised from a group variable seen before.
 _DECLARATION_HINTS = re.compile(
     rb"__shared__|__managed__|const|texture|half|bfloat16|cudaPointerAttributes|_group|this_grid|this_cluster")
+#: The same for a parameter, which the ``const``/``constexpr`` branch never reads.
+_PARAMETER_HINTS = re.compile(
+    rb"__shared__|__managed__|texture|half|bfloat16|cudaPointerAttributes|_group|this_grid|this_cluster")
 
 
 @REGISTRY.visits("declaration", "parameter_declaration")
 def _declaration(node: Node, ctx: Context) -> None:
     src, st = ctx.src, _state(ctx)
-    if not st.groups and _DECLARATION_HINTS.search(src, node.start_byte, node.end_byte) is None:
+    hints = _DECLARATION_HINTS if node.type == "declaration" else _PARAMETER_HINTS
+    if not st.groups and hints.search(src, node.start_byte, node.end_byte) is None:
         return
     quals = _qualifiers(src, node)
     type_node = node.child_by_field_name("type")
