@@ -39,7 +39,8 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
 
 
 def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
-    """Node type -> (visitors, text memo or None, field whose text the memo is keyed by).
+    """Node type -> (visitors, text memo or None, field whose text the memo is keyed by,
+    whether it is a macro definition whose body the walk reparses).
 
     Visitors whose ``when`` rejects ``options``, or whose ``source`` filter rejects ``src``,
     are left out of this file's walk. Tables are built once per combination.
@@ -56,8 +57,11 @@ def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
         for reg in registries:
             for node_type, fns in reg.visitors.items():
                 table.setdefault(node_type, []).extend(fn for fn in fns if fn not in left_out)
+        for t in MACRO_DEFINITIONS:  # always an entry: the walk expands their bodies
+            table.setdefault(t, [])
         dispatch = _DISPATCH_TABLES[(registries, key)] = {
-            t: (tuple(fns), _name_memo(t, tuple(fns)), _KEY_FIELDS.get(t)) for t, fns in table.items() if fns}
+            t: (tuple(fns), _name_memo(t, tuple(fns)), _KEY_FIELDS.get(t), t in MACRO_DEFINITIONS)
+            for t, fns in table.items() if fns or t in MACRO_DEFINITIONS}
     return dispatch
 
 
@@ -86,29 +90,64 @@ _CONDITIONAL: dict[tuple, tuple] = {}
 _KEY_FIELDS = {"call_expression": "function"}
 
 
-def _walk(root: Node, ctx: Context, dispatch: dict, body_start: int | None = None) -> None:
+def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
     """Call the visitors of every node under ``root`` in document order: one walk.
 
     This is ``parse.walk_with_macro_bodies`` with the dispatch written into the loop (a
     generator and a call per node cost a third of the walk): a ``#define``'s body is
-    reparsed and walked in its place. ``body_start`` is set when ``root`` is such a
-    reparsed body: its root and anything before the body are skipped, and no macro is
-    expanded again.
+    reparsed and walked in its place (``_walk_body``). The macro definition types always
+    have a dispatch entry, so nodes without one need no further test.
     """
     src = ctx.src
     get = dispatch.get
     cursor = root.walk()
     first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
-    if body_start is not None and not first_child():
+    while True:
+        node = cursor.node
+        entry = get(node.type)
+        if entry is None:
+            if first_child():
+                continue
+        else:
+            fns, memo, key_field, is_macro = entry
+            if memo is not None:  # a leaf (or a call's callee) whose visitors filter by text
+                if key_field is None:
+                    key = src[node.start_byte:node.end_byte]
+                else:
+                    keyed = node.child_by_field_name(key_field)
+                    key = src[keyed.start_byte:keyed.end_byte] if keyed is not None else b""
+                fns = memo.get(key)
+                if fns is None:
+                    fns = _admit(memo, entry[0], key)
+            for fn in fns:
+                fn(node, ctx)
+            if is_macro:
+                body = macro_body_range(src, node)
+                if body is not None:
+                    _walk_body(parse_range(src, *body).root_node, ctx, dispatch, body[0])
+            elif first_child():
+                continue
+        while not next_sibling():
+            if not parent():
+                return
+
+
+def _walk_body(root: Node, ctx: Context, dispatch: dict, body_start: int) -> None:
+    """``_walk`` for a reparsed ``#define`` body starting at ``body_start``: its root and
+    anything before the body are skipped, and no macro is expanded again."""
+    src = ctx.src
+    get = dispatch.get
+    cursor = root.walk()
+    first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
+    if not first_child():
         return
     while True:
         node = cursor.node
-        t = node.type
-        if body_start is None or node.start_byte >= body_start:
-            entry = get(t)
+        if node.start_byte >= body_start:
+            entry = get(node.type)
             if entry is not None:
-                fns, memo, key_field = entry
-                if memo is not None:  # a leaf (or a call's callee) whose visitors filter by text
+                fns, memo, key_field, _ = entry
+                if memo is not None:
                     if key_field is None:
                         key = src[node.start_byte:node.end_byte]
                     else:
@@ -119,11 +158,7 @@ def _walk(root: Node, ctx: Context, dispatch: dict, body_start: int | None = Non
                         fns = _admit(memo, entry[0], key)
                 for fn in fns:
                     fn(node, ctx)
-        if body_start is None and t in MACRO_DEFINITIONS:
-            body = macro_body_range(src, node)
-            if body is not None:
-                _walk(parse_range(src, *body).root_node, ctx, dispatch, body[0])
-        elif first_child():
+        if first_child():
             continue
         while not next_sibling():
             if not parent():
