@@ -739,9 +739,14 @@ _LANE_OPERATORS = frozenset({"&", "%", "/", ">>", "<<"})
 _GATHERED = ("declaration", "assignment_expression", "call_expression", "binary_expression", "field_expression")
 
 
+#: Without field_expression: for a function already device-like by its qualifiers.
+_GATHERED_QUALIFIED = tuple(t for t in _GATHERED if t != "field_expression")
+
+
 def _gather(ctx: Context, func: Node) -> _Function:
     src = ctx.src
     info = _Function(device_like=bool(function_qualifiers(src, func) & {"__global__", "__device__"}))
+    gathered = _GATHERED_QUALIFIED if info.device_like else _GATHERED  # field_expression only sets device_like
     declarator = func.child_by_field_name("declarator")
     params = declarator.child_by_field_name("parameters") if declarator is not None else None
     for p in params.named_children if params is not None else ():
@@ -751,7 +756,7 @@ def _gather(ctx: Context, func: Node) -> _Function:
     body = func.child_by_field_name("body")
     if body is None:
         return info
-    for node in find_all(body, _GATHERED):
+    for node in find_all(body, gathered):
         t = node.type
         if t == "declaration":
             parent = node.parent
@@ -1243,6 +1248,9 @@ def _defined_per_arch(ctx: Context, name: str) -> bool:
     return len(bodies) > 1
 
 
+_WARP_WORD = re.compile(rb"warp", re.I)
+assert all("warp" in p.pattern for p in (_WARP_SIZE_NAME, _WARP_LOG_NAME))
+
 _CONSTANT_FIELDS = {  # node type -> (name field, value field)
     "init_declarator": ("declarator", "value"),
     "enumerator": ("name", "value"),
@@ -1253,6 +1261,8 @@ _CONSTANT_FIELDS = {  # node type -> (name field, value field)
 @REGISTRY.visits(*_CONSTANT_FIELDS)
 def check_constant(node: Node, ctx: Context) -> None:
     """``constexpr int kWarpSize = 32;``, ``enum { WARP_SIZE = 32 }``, class members alike."""
+    if _WARP_WORD.search(ctx.src, node.start_byte, node.end_byte) is None:
+        return  # both name patterns need "warp" in the name
     name_field, value_field = _CONSTANT_FIELDS[node.type]
     name_node, value = node.child_by_field_name(name_field), node.child_by_field_name(value_field)
     if name_node is None or value is None or name_node.type not in ("identifier", "field_identifier"):
