@@ -736,6 +736,8 @@ class _Function:
 
 
 _LANE_OPERATORS = frozenset({"&", "%", "/", ">>", "<<"})
+#: Operator -> the right operand that makes it warp arithmetic (``_Scope.lane_op``).
+_LANE_OPERANDS = {"&": (31,), "%": (32,), "/": (32,), ">>": (5,)}
 _GATHERED = ("declaration", "assignment_expression", "call_expression", "binary_expression", "field_expression")
 
 
@@ -856,7 +858,7 @@ class _Scope:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is None or right is None:
             return None
-        want = {"&": (31,), "%": (32,), "/": (32,), ">>": (5,)}.get(op)
+        want = _LANE_OPERANDS.get(op)
         if want is None:
             return None
         if op == "&" and _is_int(self.src, left, 31):
@@ -1150,6 +1152,8 @@ _SHFL_RE = re.compile(rb"shfl", re.I)
 def check_ladder_loop(loop: Node, ctx: Context) -> None:
     """``for (o = 16; ...; o >>= 1)`` and ``for (o = 1; o < 32; o <<= 1)`` around a shuffle."""
     src = ctx.src
+    if _SHFL_RE.search(src, loop.start_byte, loop.end_byte) is None:
+        return  # no shuffle in the loop (_shuffles_with)
     init, cond, update = (loop.child_by_field_name(f) for f in ("initializer", "condition", "update"))
     if init is None or cond is None or update is None:
         return
