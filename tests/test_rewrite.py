@@ -149,3 +149,12 @@ def test_hip_runtime_comes_before_other_hip_headers_in_cu_files() -> None:
     out = conv(src, "k.cu")
     assert out.startswith("#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n")
     assert conv(out, "k.cu") == out
+
+
+def test_include_recovered_inside_a_parse_error_is_converted() -> None:
+    """Found by the idempotence property: unbalanced code before an include at the end of
+    a file (no newline) leaves only loose ``#include`` tokens in an ERROR node."""
+    src = "(\ncudaMalloc(&p, n);\n#include <cuda_runtime.h> "
+    out = conv(src, "a.cu")
+    assert out == "(\nhipMalloc(&p, n);\n#include <hip/hip_runtime.h> "
+    assert conv(out, "a.cu") == out

@@ -29,31 +29,55 @@ def _included(ctx: Context) -> set[tuple[int, str]]:
 
 @REGISTRY.visits("preproc_include")
 def rewrite_include(node: Node, ctx: Context) -> None:
-    path_node = node.child_by_field_name("path")
+    _rewrite(ctx, node, node.child_by_field_name("path"), node.end_byte)
+
+
+@REGISTRY.visits("#include")
+def rewrite_include_in_error(node: Node, ctx: Context) -> None:
+    """An ``#include`` the parser could only recover as loose tokens inside an ERROR node
+    (unbalanced code before it, no newline after it): still an include to convert."""
+    if node.parent is None or node.parent.type != "ERROR":
+        return
+    path = node.next_sibling
+    if path is not None and path.type in ("system_lib_string", "string_literal"):
+        _rewrite(ctx, node, path, path.end_byte)
+
+
+def _rewrite(ctx: Context, node: Node, path_node: Node | None, end: int) -> None:
+    """Rewrite the include starting at ``node`` whose path is ``path_node``; ``end`` is
+    where the whole directive (with its newline) ends, for removing a duplicate."""
     if path_node is None or path_node.type not in ("system_lib_string", "string_literal"):
         return  # #include MACRO: nothing to rewrite textually
     inner_start, inner_end = path_node.start_byte + 1, path_node.end_byte - 1
     header = ctx.src[inner_start:inner_end].decode("utf-8", "replace").strip()
     res = ctx.view.header(header)
     seen = _included(ctx)
-    branch = node.parent.id if node.parent is not None else 0
+    branch = _branch(node)
     _note_hip_include(ctx, node, res.target if res is not None and res.apply and res.action == "map" else header)
     if res is None or not res.apply:
         seen.add((branch, header))
         return
     if res.action == "drop":
-        ctx.edit(node.start_byte, node.end_byte, b"")
+        ctx.edit(node.start_byte, end, b"")
         ctx.rewrites += 1
         return
     if res.action != "map" or not res.target:
         seen.add((branch, header))
         return
     if (branch, res.target) in seen:
-        ctx.edit(node.start_byte, node.end_byte, b"")  # already included in this branch
+        ctx.edit(node.start_byte, end, b"")  # already included in this branch
     elif res.target != header:
         ctx.edit(inner_start, inner_end, res.target)
     seen.add((branch, res.target))
     ctx.rewrites += 1
+
+
+def _branch(node: Node) -> int:
+    """The preprocessor branch (or file) an include belongs to, looking through ERROR nodes."""
+    parent = node.parent
+    while parent is not None and parent.type in ("ERROR", "preproc_include"):
+        parent = parent.parent
+    return parent.id if parent is not None else 0
 
 
 def _note_hip_include(ctx: Context, node: Node, header: str) -> None:
