@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hipport.files import atomic_write, backup, output_path, read_bytes
+from hipport.files import atomic_write, backup, output_path, read_bytes, resolved
 from hipport.pipeline import FileResult, run_paths
 
 REPORT_NAME = "hipport-report.md"
@@ -145,7 +145,7 @@ def _deliver(plan_: Plan, target: Target, result: FileResult, emit) -> None:
                     backup(src_path)
                 atomic_write(src_path, result.output, mode_from=src_path)
             return
-        if dest.resolve() == src_path.resolve():
+        if resolved(dest) == resolved(src_path):
             raise ValueError("output would overwrite the input (use --in-place to mean that)")
         data = result.output if result.output is not None else read_bytes(src_path)
         atomic_write(dest, data, mode_from=src_path)

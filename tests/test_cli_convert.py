@@ -181,3 +181,13 @@ def test_output_equal_to_the_input_is_a_usage_error(tree: Path) -> None:
     r = run("convert", str(tree / "a.cu"), "-o", str(tree / "a.cu"))
     assert r.exit_code == 2 and "would overwrite the input" in r.output
     assert (tree / "a.cu").read_bytes() == KERNEL
+
+
+def test_an_output_tree_removed_between_runs_is_made_again(tree: Path, tmp_path: Path) -> None:
+    import shutil
+
+    out = tmp_path / "out"
+    assert run("convert", str(tree), "-o", str(out)).exit_code == 0
+    shutil.rmtree(out)
+    assert run("convert", str(tree), "-o", str(out)).exit_code == 0
+    assert (out / "sub" / "b.cuh").is_file()
