@@ -109,16 +109,9 @@ def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
             if first_child():
                 continue
         else:
-            fns, memo, key_field, is_macro = entry
+            fns, memo, _, is_macro = entry
             if memo is not None:  # a leaf (or a call's callee) whose visitors filter by text
-                if key_field is None:
-                    key = src[node.start_byte:node.end_byte]
-                else:
-                    keyed = node.child_by_field_name(key_field)
-                    key = src[keyed.start_byte:keyed.end_byte] if keyed is not None else b""
-                fns = memo.get(key)
-                if fns is None:
-                    fns = _admit(memo, entry[0], key)
+                fns = _filtered(entry, node, src)
             for fn in fns:
                 fn(node, ctx)
             if is_macro:
@@ -146,16 +139,7 @@ def _walk_body(root: Node, ctx: Context, dispatch: dict, body_start: int) -> Non
         if node.start_byte >= body_start:
             entry = get(node.type)
             if entry is not None:
-                fns, memo, key_field, _ = entry
-                if memo is not None:
-                    if key_field is None:
-                        key = src[node.start_byte:node.end_byte]
-                    else:
-                        keyed = node.child_by_field_name(key_field)
-                        key = src[keyed.start_byte:keyed.end_byte] if keyed is not None else b""
-                    fns = memo.get(key)
-                    if fns is None:
-                        fns = _admit(memo, entry[0], key)
+                fns = entry[0] if entry[1] is None else _filtered(entry, node, src)
                 for fn in fns:
                     fn(node, ctx)
         if first_child():
@@ -163,6 +147,19 @@ def _walk_body(root: Node, ctx: Context, dispatch: dict, body_start: int) -> Non
         while not next_sibling():
             if not parent():
                 return
+
+
+def _filtered(entry: tuple, node: Node, src: bytes) -> tuple:
+    """The visitors of a dispatch entry that want this node, decided by its text (or its
+    callee's) once per distinct text."""
+    fns, memo, key_field, _ = entry
+    if key_field is None:
+        key = src[node.start_byte:node.end_byte]
+    else:
+        keyed = node.child_by_field_name(key_field)
+        key = src[keyed.start_byte:keyed.end_byte] if keyed is not None else b""
+    found = memo.get(key)
+    return found if found is not None else _admit(memo, fns, key)
 
 
 #: Per node type and visitor list: the text of a leaf (or callee) -> the visitors that want it.
