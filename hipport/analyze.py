@@ -117,7 +117,7 @@ def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
             if is_macro:
                 body = macro_body_range(src, node)
                 if body is not None:
-                    _walk_body(parse_range(src, *body).root_node, ctx, dispatch, body[0])
+                    _walk_body(parse_range(src, *body, node).root_node, ctx, dispatch, body[0])
             elif first_child():
                 continue
         while not next_sibling():

@@ -156,15 +156,27 @@ def macro_body_range(src: bytes, node: Node) -> tuple[int, int] | None:
     return (i, end) if i < end else None
 
 
-def _point(src: bytes, offset: int) -> tuple[int, int]:
-    row = src.count(b"\n", 0, offset)
-    return row, offset - (src.rfind(b"\n", 0, offset) + 1)
+def _point(src: bytes, anchor: Node, offset: int) -> tuple[int, int]:
+    """(row, column) of ``offset``, counted from ``anchor`` (a node at or before it) so
+    that a file with thousands of ``#define``s does not rescan from its first byte."""
+    row, col = anchor.start_point
+    newlines = src.count(b"\n", anchor.start_byte, offset)
+    if newlines == 0:
+        return row, col + offset - anchor.start_byte
+    return row + newlines, offset - (src.rfind(b"\n", anchor.start_byte, offset) + 1)
 
 
-def parse_range(src: bytes, start: int, end: int) -> Tree:
-    """Parse only ``src[start:end]``, keeping the real byte offsets in the resulting nodes."""
-    rng = tree_sitter.Range(_point(src, start), _point(src, end), start, end)
-    parser = tree_sitter.Parser(_parser().language, included_ranges=[rng])
+@lru_cache(maxsize=1)
+def _range_parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(_parser().language)
+
+
+def parse_range(src: bytes, start: int, end: int, anchor: Node) -> Tree:
+    """Parse only ``src[start:end]`` (inside ``anchor``), keeping the real byte offsets in
+    the resulting nodes."""
+    parser = _range_parser()
+    parser.included_ranges = [tree_sitter.Range(
+        _point(src, anchor, start), _point(src, anchor, end), start, end)]
     return parser.parse(src)
 
 
@@ -182,7 +194,7 @@ def walk_with_macro_bodies(src: bytes, root: Node) -> Iterator[Node]:
         if not descend:
             body = macro_body_range(src, node)
             if body is not None:
-                sub = parse_range(src, *body).root_node
+                sub = parse_range(src, *body, node).root_node
                 for n in walk(sub):
                     if n is not sub and n.start_byte >= body[0]:
                         yield n

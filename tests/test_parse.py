@@ -1,0 +1,30 @@
+"""Parse helpers: macro bodies are reparsed in place, with the real offsets and points."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hipport.parse import MACRO_DEFINITIONS, macro_body_range, parse, parse_range, walk
+
+LINES = ["#define A(x) cudaMalloc(x, 4)", "int y;", "#define W 32", "", "  #define M \\\n  cudaFree(p)",
+         "/* c */", "#define S \"str\" // c", "\tvoid f();"]
+
+
+@given(st.lists(st.sampled_from(LINES), min_size=1, max_size=25))
+def test_macro_bodies_parse_at_their_real_place(lines: list[str]) -> None:
+    src = ("\n".join(lines) + "\n").encode()
+    for node in walk(parse(src).root_node):
+        if node.type not in MACRO_DEFINITIONS:
+            continue
+        body = macro_body_range(src, node)
+        if body is None:
+            continue
+        root = parse_range(src, *body, node).root_node
+        for leaf in walk(root):
+            if leaf.child_count or leaf.start_byte < body[0] or leaf.start_byte == leaf.end_byte:
+                continue
+            row = src.count(b"\n", 0, leaf.start_byte)
+            col = leaf.start_byte - (src.rfind(b"\n", 0, leaf.start_byte) + 1)
+            assert leaf.start_point == (row, col)
+            assert body[0] <= leaf.start_byte <= leaf.end_byte <= body[1]
