@@ -1,7 +1,7 @@
 """One buffer through the tree: parse once, one walk, every rewriter and rule.
 
 This is the heart the pipeline calls for each file; tests call it directly with bytes.
-``#define`` bodies are reparsed as code during the walk (``walk_with_macro_bodies``), so
+``#define`` bodies are reparsed as code during the walk, so
 every visitor also sees the identifiers, launches and masks inside macros, at their real
 byte offsets.
 """
@@ -93,8 +93,8 @@ _KEY_FIELDS = {"call_expression": "function"}
 def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
     """Call the visitors of every node under ``root`` in document order: one walk.
 
-    This is ``parse.walk_with_macro_bodies`` with the dispatch written into the loop (a
-    generator and a call per node cost a third of the walk): a ``#define``'s body is
+    The dispatch is written into the cursor loop (a generator and a call per node
+    cost a third of the walk): a ``#define``'s body is
     reparsed and walked in its place (``_walk_body``). The macro definition types always
     have a dispatch entry, so nodes without one need no further test.
     """

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hipport import __version__
+from hipport.datafiles import cache_dir
 from hipport.findings import Effort, Finding, Severity
 from hipport.options import Options
 
@@ -136,15 +137,6 @@ def split_baselined(
 
 
 # -- cache ---------------------------------------------------------------------------
-
-def default_cache_dir() -> Path:
-    """``$HIPPORT_CACHE_DIR``, else ``$XDG_CACHE_HOME/hipport``, else ``~/.cache/hipport``."""
-    env = os.environ.get("HIPPORT_CACHE_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "hipport"
-
 
 @lru_cache(maxsize=1)
 def tool_fingerprint() -> str:
@@ -298,7 +290,7 @@ def run_check(paths: list[Path], options: Options, *, baseline: Path | None = No
 
     # Read first, so that a bad baseline fails before any scanning.
     recorded = (read_baseline(baseline), baseline) if baseline is not None else None
-    cache = Cache(default_cache_dir(), options) if use_cache else None
+    cache = Cache(cache_dir(), options) if use_cache else None
     results = check_paths(paths, options, cache)
     report = collect(results, options, "check", with_rules=False)
     old: list[Finding] = []

@@ -1,4 +1,5 @@
-"""Where the ``mappings/`` data is, installed or in a source checkout.
+"""Where hipport's files are: the ``mappings/`` data (installed or in a source checkout)
+and the user's cache directory.
 
 Installed, ``mappings/`` is the package ``hipport.mappings`` (pyproject.toml maps it), so
 it ships inside the wheel. Run from the top of a source checkout (``python -m pytest``
@@ -9,6 +10,7 @@ tree, which has no ``hipport/mappings``: the data is then the checkout's own
 
 from __future__ import annotations
 
+import os
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -19,3 +21,13 @@ def mappings() -> Traversable:
         return files("hipport.mappings")
     except ModuleNotFoundError:
         return Path(__file__).resolve().parent.parent / "mappings"
+
+
+def cache_dir() -> Path:
+    """``$HIPPORT_CACHE_DIR``, else ``$XDG_CACHE_HOME/hipport``, else ``~/.cache/hipport``:
+    where ``check`` keeps results and the mapping tables their parsed form."""
+    env = os.environ.get("HIPPORT_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "hipport"

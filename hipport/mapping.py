@@ -59,7 +59,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from hipport.datafiles import mappings
+from hipport.datafiles import cache_dir, mappings
 from hipport.versions import NAMED_RELEASES, Version, parse_version, short_version
 
 if sys.version_info >= (3, 11):
@@ -509,16 +509,6 @@ def _write_cache(path: Path, raw: dict[str, Any]) -> None:
         pass
 
 
-def user_cache_dir() -> Path:
-    """``$HIPPORT_CACHE_DIR``, else ``$XDG_CACHE_HOME/hipport``, else ``~/.cache/hipport``
-    (the directory ``check`` caches results in)."""
-    env = os.environ.get("HIPPORT_CACHE_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "hipport"
-
-
 def _check(action: str, allowed: set[str], where: str) -> str:
     if action not in allowed:
         raise ValueError(f"{where}: action {action!r} is not one of {sorted(allowed)}")
@@ -562,7 +552,7 @@ def _overloads(doc: dict[str, Any]) -> dict[tuple[str, int], OverloadRule]:
 @lru_cache(maxsize=1)
 def load_table() -> MappingTable:
     """The installed tables, loaded once per process."""
-    return MappingTable.from_dir(mappings() / "api", cache_dir=user_cache_dir())
+    return MappingTable.from_dir(mappings() / "api", cache_dir=cache_dir())
 
 
 @dataclass(frozen=True, slots=True)

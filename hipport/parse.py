@@ -178,28 +178,3 @@ def parse_range(src: bytes, start: int, end: int, anchor: Node) -> Tree:
     parser.included_ranges = [tree_sitter.Range(
         _point(src, anchor, start), _point(src, anchor, end), start, end)]
     return parser.parse(src)
-
-
-def walk_with_macro_bodies(src: bytes, root: Node) -> Iterator[Node]:
-    """Like ``walk``, but a ``#define``'s body is reparsed as code and walked in its place.
-
-    Every node still carries offsets into ``src``, so rewriters and rules handle macro
-    bodies exactly like other code (identifiers, launches, masks inside ``#define``).
-    """
-    cursor = root.walk()
-    while True:
-        node = cursor.node
-        yield node
-        descend = node.type not in MACRO_DEFINITIONS
-        if not descend:
-            body = macro_body_range(src, node)
-            if body is not None:
-                sub = parse_range(src, *body, node).root_node
-                for n in walk(sub):
-                    if n is not sub and n.start_byte >= body[0]:
-                        yield n
-        if descend and cursor.goto_first_child():
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return

@@ -13,9 +13,10 @@ from click.testing import CliRunner
 from hipport import check as check_mod
 from hipport import pipeline
 from hipport.check import (
-    Cache, default_cache_dir, read_baseline, split_baselined, tree_digest, write_baseline,
+    Cache, read_baseline, split_baselined, tree_digest, write_baseline,
 )
 from hipport.cli import main
+from hipport.datafiles import cache_dir as hipport_cache_dir
 from hipport.options import Options
 
 WARP_BUG = """\
@@ -317,12 +318,12 @@ def test_unwritable_cache_does_not_fail_the_gate(tmp_path: Path,
 def test_cache_directory_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HIPPORT_CACHE_DIR", str(tmp_path / "explicit"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert default_cache_dir() == tmp_path / "explicit"
+    assert hipport_cache_dir() == tmp_path / "explicit"
     monkeypatch.delenv("HIPPORT_CACHE_DIR")
-    assert default_cache_dir() == tmp_path / "xdg" / "hipport"
+    assert hipport_cache_dir() == tmp_path / "xdg" / "hipport"
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert default_cache_dir() == tmp_path / "home" / ".cache" / "hipport"
+    assert hipport_cache_dir() == tmp_path / "home" / ".cache" / "hipport"
 
 
 def test_cache_key_covers_path_and_bytes(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ commas of a template argument list), missing shared-memory and stream arguments 
 
 Only the punctuation between the parts is replaced; the kernel name, configuration and
 arguments keep their bytes, so identifier rewrites inside them still apply. Launches in
-macro bodies arrive here too (``walk_with_macro_bodies``).
+macro bodies arrive here too (``analyze`` reparses them during the walk).
 """
 
 from __future__ import annotations
