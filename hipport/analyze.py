@@ -13,7 +13,9 @@ from functools import lru_cache
 from hipport import rewrite, rules
 from hipport.context import Context
 from hipport.options import Options
-from hipport.parse import MACRO_DEFINITIONS, Node, macro_body_range, parse, parse_range
+from hipport.parse import (
+    MACRO_DEFINITIONS, Node, loose_macro_body, macro_body_range, parse, parse_range,
+)
 
 
 @lru_cache(maxsize=8)
@@ -40,7 +42,7 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
 
 def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
     """Node type -> (visitors, text memo or None, field whose text the memo is keyed by,
-    whether it is a macro definition whose body the walk reparses).
+    how to find the macro body the walk reparses in its place, or None).
 
     Visitors whose ``when`` rejects ``options``, or whose ``source`` filter rejects ``src``,
     are left out of this file's walk. Tables are built once per combination.
@@ -57,11 +59,11 @@ def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
         for reg in registries:
             for node_type, fns in reg.visitors.items():
                 table.setdefault(node_type, []).extend(fn for fn in fns if fn not in left_out)
-        for t in MACRO_DEFINITIONS:  # always an entry: the walk expands their bodies
+        for t in _MACRO_BODIES:  # always an entry: the walk expands their bodies
             table.setdefault(t, [])
         dispatch = _DISPATCH_TABLES[(registries, key)] = {
-            t: (tuple(fns), _name_memo(t, tuple(fns)), _KEY_FIELDS.get(t), t in MACRO_DEFINITIONS)
-            for t, fns in table.items() if fns or t in MACRO_DEFINITIONS}
+            t: (tuple(fns), _name_memo(t, tuple(fns)), _KEY_FIELDS.get(t), _MACRO_BODIES.get(t))
+            for t, fns in table.items() if fns or t in _MACRO_BODIES}
     return dispatch
 
 
@@ -86,6 +88,10 @@ def _conditional_visitors(registries: tuple) -> tuple:
 _CONDITIONAL: dict[tuple, tuple] = {}
 
 
+#: Node types whose macro body the walk reparses as code, and how to find that body:
+#: ``#define`` nodes, and the body of one recovered as loose tokens inside an ERROR node.
+_MACRO_BODIES = {t: macro_body_range for t in MACRO_DEFINITIONS} | {"preproc_arg": loose_macro_body}
+
 #: Node types whose name filters look at a child's text rather than the node's own.
 _KEY_FIELDS = {"call_expression": "function"}
 
@@ -109,13 +115,13 @@ def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
             if first_child():
                 continue
         else:
-            fns, memo, _, is_macro = entry
+            fns, memo, _, macro_body = entry
             if memo is not None:  # a leaf (or a call's callee) whose visitors filter by text
                 fns = _filtered(entry, node, src)
             for fn in fns:
                 fn(node, ctx)
-            if is_macro:
-                body = macro_body_range(src, node)
+            if macro_body is not None:
+                body = macro_body(src, node)
                 if body is not None:
                     _walk_body(parse_range(src, *body, node).root_node, ctx, dispatch, body[0])
             elif first_child():

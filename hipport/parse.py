@@ -156,6 +156,25 @@ def macro_body_range(src: bytes, node: Node) -> tuple[int, int] | None:
     return (i, end) if i < end else None
 
 
+def loose_macro_body(src: bytes, arg: Node) -> tuple[int, int] | None:
+    """The body of a ``#define`` the parser could only recover as loose tokens inside an
+    ERROR node (unbalanced code before it): a ``preproc_arg`` there that follows a
+    ``#define`` token. Other ``preproc_arg`` nodes (``#pragma`` arguments) are not code."""
+    if arg.parent is None or arg.parent.type != "ERROR":
+        return None
+    prev = arg.prev_sibling
+    for _ in range(3):  # #define NAME [(params)] body
+        if prev is None:
+            return None
+        if prev.type == "#define":
+            end = arg.end_byte
+            while end > arg.start_byte and src[end - 1:end] in (b"\n", b"\r"):
+                end -= 1
+            return (arg.start_byte, end) if end > arg.start_byte else None
+        prev = prev.prev_sibling
+    return None
+
+
 def _point(src: bytes, anchor: Node, offset: int) -> tuple[int, int]:
     """(row, column) of ``offset``, counted from ``anchor`` (a node at or before it) so
     that a file with thousands of ``#define``s does not rescan from its first byte."""

@@ -158,3 +158,12 @@ def test_include_recovered_inside_a_parse_error_is_converted() -> None:
     out = conv(src, "a.cu")
     assert out == "(\nhipMalloc(&p, n);\n#include <hip/hip_runtime.h> "
     assert conv(out, "a.cu") == out
+
+
+def test_define_recovered_inside_a_parse_error_is_converted() -> None:
+    """Found by the idempotence property: a #define after unbalanced code, at the end of a
+    file, is only loose tokens in an ERROR node; its body is still reparsed as code."""
+    src = "(\n#define L(k) k<<<1, 32>>>(cudaGetLastError()) "
+    out = conv(src, "a.cu")
+    assert "(hipGetLastError())" in out
+    assert conv(out, "a.cu") == out
