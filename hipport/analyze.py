@@ -14,7 +14,7 @@ from hipport import rewrite, rules
 from hipport.context import Context
 from hipport.options import Options
 from hipport.parse import (
-    MACRO_DEFINITIONS, Node, loose_macro_body, macro_body_range, parse, parse_range,
+    MACRO_DEFINITIONS, Node, loose_macro_body, macro_body_range, parse, parse_range, parser_language,
 )
 
 
@@ -24,6 +24,14 @@ def mapping_view(rocm: tuple[int, ...], roc: bool, experimental: bool):
     from hipport.mapping import load_table
 
     return load_table().view(rocm, roc=roc, experimental=experimental)
+
+
+def prepare(options: Options) -> None:
+    """Load what every ``analyze`` call needs (registries, mapping view, grammar) now."""
+    rewrite.load()
+    rules.load()
+    mapping_view(options.rocm, options.roc, options.experimental)
+    parser_language()
 
 
 def analyze(src: bytes, path: str, options: Options) -> Context:
@@ -41,9 +49,12 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
 
 
 def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
-    """Node type -> (visitors, text memo or None, field whose text the memo is keyed by,
-    how to find the macro body the walk reparses in its place, or None).
+    """Node kind id -> (visitors, text memo or None, field whose text the memo is keyed
+    by, how to find the macro body the walk reparses in its place, or None).
 
+    Keyed by the grammar's integer kind ids, not type names: ``Node.type`` builds a new
+    string (hashed anew) for each of the millions of nodes a walk meets. Every id whose
+    name is a registered type gets the entry (aliases give one name several ids).
     Visitors whose ``when`` rejects ``options``, or whose ``source`` filter rejects ``src``,
     are left out of this file's walk. Tables are built once per combination.
     """
@@ -61,10 +72,19 @@ def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
                 table.setdefault(node_type, []).extend(fn for fn in fns if fn not in left_out)
         for t in _MACRO_BODIES:  # always an entry: the walk expands their bodies
             table.setdefault(t, [])
-        dispatch = _DISPATCH_TABLES[(registries, key)] = {
+        by_name = {
             t: (tuple(fns), _name_memo(t, tuple(fns)), _KEY_FIELDS.get(t), _MACRO_BODIES.get(t))
             for t, fns in table.items() if fns or t in _MACRO_BODIES}
+        dispatch = _DISPATCH_TABLES[(registries, key)] = {
+            kind: by_name[name] for kind, name in _kind_names() if name in by_name}
     return dispatch
+
+
+@lru_cache(maxsize=1)
+def _kind_names() -> tuple[tuple[int, str], ...]:
+    """(kind id, type name) for every node kind of the grammar."""
+    language = parser_language()
+    return tuple((k, language.node_kind_for_id(k)) for k in range(language.node_kind_count))
 
 
 #: (registries, which conditional visitors are kept) -> dispatch table.
@@ -110,14 +130,19 @@ def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
     first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
     while True:
         node = cursor.node
-        entry = get(node.type)
+        entry = get(node.kind_id)
         if entry is None:
             if first_child():
                 continue
         else:
-            fns, memo, _, macro_body = entry
+            fns, memo, key_field, macro_body = entry
             if memo is not None:  # a leaf (or a call's callee) whose visitors filter by text
-                fns = _filtered(entry, node, src)
+                if key_field is None:  # inlined _filtered: a third of all nodes are names
+                    fns = memo.get(src[node.start_byte:node.end_byte])
+                    if fns is None:
+                        fns = _admit(memo, entry[0], src[node.start_byte:node.end_byte])
+                else:
+                    fns = _filtered(entry, node, src)
             for fn in fns:
                 fn(node, ctx)
             if macro_body is not None:
@@ -143,7 +168,7 @@ def _walk_body(root: Node, ctx: Context, dispatch: dict, body_start: int) -> Non
     while True:
         node = cursor.node
         if node.start_byte >= body_start:
-            entry = get(node.type)
+            entry = get(node.kind_id)
             if entry is not None:
                 fns = entry[0] if entry[1] is None else _filtered(entry, node, src)
                 for fn in fns:

@@ -9,9 +9,9 @@ existing backup is never overwritten (it holds the oldest original).
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -150,24 +150,28 @@ def read_bytes(path: Path) -> bytes:
 
 
 @lru_cache(maxsize=4096)
-def _resolved_dir(directory: Path) -> Path:
-    return directory.resolve()
+def _resolved_dir(directory: str) -> str:
+    return os.path.realpath(directory)
 
 
 def resolved(path: Path) -> Path:
     """``path.resolve()`` through its directory, which many files share (a tree of 100,000
     files would otherwise pay tens of thousands of lstat calls). The last component is
     not followed: writes replace a symlink there rather than write through it."""
-    return _resolved_dir(path.parent) / path.name
+    return Path(_resolved_dir(os.path.dirname(os.path.abspath(path))), path.name)
 
 
 def output_path(out_root: Path, rel: Path) -> Path:
-    """``out_root / rel``, refusing anything that would land outside ``out_root``."""
-    target = resolved(out_root / rel)
-    root = _resolved_dir(out_root)
-    if target != root and root not in target.parents:
+    """``out_root / rel``, refusing anything that would land outside ``out_root``.
+
+    Compared as strings: ``Path.parents`` builds a path object per ancestor, which cost
+    more than converting a small file."""
+    path = out_root / rel
+    target = os.path.join(_resolved_dir(os.path.dirname(os.path.abspath(path))), path.name)
+    root = _resolved_dir(os.path.abspath(out_root))
+    if target != root and not target.startswith(os.path.join(root, "")):
         raise ValueError(f"output path {target} escapes the output directory {root}")
-    return out_root / rel
+    return path
 
 
 #: Directories this process has made sure exist, so a tree costs one mkdir per directory.
@@ -194,17 +198,19 @@ def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> b
         path.parent.mkdir(parents=True, exist_ok=True)
         _made_dirs.add(path.parent)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".hipport-tmp", dir=path.parent)
+        fd, tmp = _temporary_beside(path)
     except FileNotFoundError:  # removed since this process made it
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".hipport-tmp", dir=path.parent)
+        fd, tmp = _temporary_beside(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            if mode_from is not None and hasattr(os, "fchmod"):
+                os.fchmod(f.fileno(), os.stat(mode_from).st_mode & 0o7777)
             if replacing:
                 f.flush()
                 os.fsync(f.fileno())
-        if mode_from is not None:
+        if mode_from is not None and not hasattr(os, "fchmod"):
             os.chmod(tmp, os.stat(mode_from).st_mode & 0o7777)
         os.replace(tmp, path)
     except BaseException:
@@ -214,6 +220,23 @@ def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> b
             pass
         raise
     return True
+
+
+_temporaries = itertools.count()
+
+
+def _temporary_beside(path: Path) -> tuple[int, str]:
+    """A new file next to ``path``, open for writing, private (mode 0600) until renamed.
+
+    Named from the process id and a counter rather than ``tempfile``'s random names:
+    ``O_EXCL`` still guarantees it is new, and a name that exists (a file left by a
+    killed run of the same pid) is skipped."""
+    while True:
+        tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}.{next(_temporaries)}.hipport-tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600), tmp
+        except FileExistsError:
+            continue
 
 
 def backup(path: Path) -> Path | None:

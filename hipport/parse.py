@@ -22,6 +22,11 @@ def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
 
 
+def parser_language() -> tree_sitter.Language:
+    """The CUDA grammar (node kinds, queries)."""
+    return _parser().language
+
+
 def parse(src: bytes) -> Tree:
     """Parse CUDA/C++ bytes; always returns a tree."""
     return _parser().parse(src)

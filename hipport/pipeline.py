@@ -8,9 +8,9 @@ whatever the job count, streamed so memory stays bounded on very large trees.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import chain, islice
 from pathlib import Path
 
@@ -87,22 +87,6 @@ def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Fin
     return new, sorted(ctx.findings, key=Finding.sort_key), ctx.rewrites
 
 
-_worker_options: Options | None = None
-
-#: Files handed to a pool worker at a time: enough to amortise the round trip (a file
-#: takes milliseconds), few enough that the ordered stream is not held up by one chunk.
-CHUNK = 4
-
-#: Files in flight per worker (sent but not yet consumed): bounds the results waiting in
-#: the parent, converted bytes included, however large the tree.
-IN_FLIGHT_PER_JOB = 8 * CHUNK
-
-
-def _init_worker(options: Options) -> None:
-    global _worker_options
-    _worker_options = options
-
-
 def _process_item(item: SourceFile | FileError, options: Options) -> FileResult:
     """A discovered file through the stages, or a discovery error as an error result."""
     if isinstance(item, FileError):
@@ -111,9 +95,12 @@ def _process_item(item: SourceFile | FileError, options: Options) -> FileResult:
     return process(item, options)
 
 
-def _process_in_worker(item: SourceFile | FileError) -> FileResult:
-    assert _worker_options is not None
-    return _process_item(item, _worker_options)
+def _lost(item: SourceFile | FileError, why: str) -> FileResult:
+    """The result of a file whose worker died before answering (a native crash)."""
+    path = item.path
+    rel = item.rel.as_posix() if isinstance(item, SourceFile) else path.name
+    return FileResult(path=str(path), rel=rel, status="error", error=f"internal: {why}",
+                      source=item if isinstance(item, SourceFile) else None)
 
 
 def effective_jobs(options: Options) -> int:
@@ -134,37 +121,12 @@ def run(items: Iterable[SourceFile | FileError], options: Options) -> Iterator[F
         for item in chain(head, items):
             yield _process_item(item, options)
         return
-    yield from _run_pool(chain(head, items), options, jobs)
+    from hipport.analyze import prepare
+    from hipport.workers import ordered_map
 
-
-def _run_pool(items: Iterator[SourceFile | FileError], options: Options, jobs: int
-              ) -> Iterator[FileResult]:
-    """``Pool.imap`` (ordered) with at most ``jobs * IN_FLIGHT_PER_JOB`` results pending.
-
-    imap's feeder thread would otherwise read the whole input and workers would run
-    ahead of a slow consumer, piling up converted bytes in the parent.
-    """
-    import multiprocessing  # deferred: costs start-up time that single-file runs never need
-
-    slots = threading.Semaphore(jobs * IN_FLIGHT_PER_JOB)
-    stop = threading.Event()
-
-    def feed() -> Iterator[SourceFile | FileError]:
-        for item in items:
-            slots.acquire()
-            if stop.is_set():  # the consumer left early: let the feeder thread finish
-                return
-            yield item
-
-    mp = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with mp.Pool(jobs, initializer=_init_worker, initargs=(options,)) as pool:
-        try:
-            for result in pool.imap(_process_in_worker, feed(), chunksize=CHUNK):
-                slots.release()
-                yield result
-        finally:
-            stop.set()
-            slots.release()
+    if hasattr(os, "fork"):
+        prepare(options)  # once here rather than in every worker: forked workers inherit it
+    yield from ordered_map(partial(_process_item, options=options), chain(head, items), jobs, _lost)
 
 
 def run_paths(

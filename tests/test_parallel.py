@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from click.testing import CliRunner
 from hipport.cli import main
 from hipport.options import Options
 from hipport.pipeline import POOL_THRESHOLD, run_paths
+from hipport.workers import CHUNK, PENDING_PER_WORKER, WorkerError, ordered_map
 
 KERNEL = """#include <cuda_runtime.h>
 __global__ void k{i}(float* p, int n) {{
@@ -78,3 +80,59 @@ def test_leaving_a_pooled_run_early_does_not_hang(tree: Path) -> None:
     first = [next(results) for _ in range(3)]
     results.close()
     assert [r.status for r in first]
+
+
+# -- the pool itself (hipport.workers): order, bounds, a dying worker, a raising one ------
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def _die_on_13(x: int) -> int:
+    if x == 13:
+        os._exit(3)  # what a crash in native code looks like from the parent
+    return x
+
+
+def _raise_on_5(x: int) -> int:
+    if x == 5:
+        raise ValueError("bad item 5")
+    return x
+
+
+def test_pool_keeps_input_order_across_many_chunks() -> None:
+    items = list(range(10 * CHUNK * PENDING_PER_WORKER + 3))
+    assert list(ordered_map(_square, iter(items), 2, _unexpected)) == [x * x for x in items]
+
+
+def test_pool_reads_its_input_lazily() -> None:
+    """However long the input, no more than the pending bound is taken ahead of the consumer."""
+    taken = []
+
+    def source():
+        for i in range(100_000):
+            taken.append(i)
+            yield i
+
+    results = ordered_map(_square, source(), 2, _unexpected)
+    assert next(results) == 0
+    results.close()
+    assert len(taken) <= 2 * PENDING_PER_WORKER * CHUNK + CHUNK
+
+
+def test_a_dying_worker_turns_its_files_into_errors_and_the_run_goes_on() -> None:
+    out = list(ordered_map(_die_on_13, iter(range(40)), 2, lambda item, why: ("lost", item, why)))
+    assert len(out) == 40
+    lost = [o for o in out if isinstance(o, tuple)]
+    assert (13, "worker process died (exit code 3)") in [(o[1], o[2]) for o in lost]
+    assert len(lost) <= CHUNK  # only the chunk the dead worker held
+    assert [o for o in out if not isinstance(o, tuple)] == [i for i in range(40) if i not in {o[1] for o in lost}]
+
+
+def test_a_bug_in_a_worker_is_raised_in_the_parent_with_its_traceback() -> None:
+    with pytest.raises(WorkerError, match="ValueError: bad item 5"):
+        list(ordered_map(_raise_on_5, iter(range(20)), 2, _unexpected))
+
+
+def _unexpected(item: object, why: str) -> object:
+    raise AssertionError(f"no worker should die here ({item}: {why})")
