@@ -32,11 +32,16 @@ def _overloaded_names(table: object) -> frozenset[str]:
 def in_tables(name: str) -> bool:
     """Whether the mapping tables know ``name`` at all (API, macro, namespace or overload),
     whatever the target: the name pre-filter of the visitors that ask the mapping view."""
+    return name in _known_names()
+
+
+@lru_cache(maxsize=1)
+def _known_names() -> frozenset[str]:
     from hipport.mapping import load_table
 
     table = load_table()
-    return (name in table.macros or name in table.namespaces or name in _overloaded_names(table)
-            or table.lookup(name) is not None)
+    return frozenset(table.entries) | frozenset(table.macros) | frozenset(table.namespaces) \
+        | _overloaded_names(table)
 
 
 def resolution_for(ctx: Context, node: Node, name: str) -> "Resolution | None":
