@@ -25,7 +25,8 @@ NAME_NODES = ("identifier", "type_identifier", "namespace_identifier")
 
 
 @lru_cache(maxsize=1)
-def _overloaded_names(table: object) -> frozenset[str]:
+def overloaded_names(table: object) -> frozenset[str]:
+    """CUDA names whose meaning depends on their call's argument count (``overloads.toml``)."""
     return frozenset(name for name, _ in table.overloads)  # type: ignore[attr-defined]
 
 
@@ -41,7 +42,7 @@ def _known_names() -> frozenset[str]:
 
     table = load_table()
     return frozenset(table.entries) | frozenset(table.macros) | frozenset(table.namespaces) \
-        | _overloaded_names(table)
+        | overloaded_names(table)
 
 
 def resolution_for(ctx: Context, node: Node, name: str) -> "Resolution | None":
@@ -50,7 +51,7 @@ def resolution_for(ctx: Context, node: Node, name: str) -> "Resolution | None":
     A call whose CUDA signature changed (``overloads.toml``) resolves as the CUDA function
     it means, e.g. a 3-argument ``cudaGraphInstantiate`` as ``cudaGraphInstantiateWithFlags``.
     """
-    if name not in _overloaded_names(ctx.view.table):
+    if name not in overloaded_names(ctx.view.table):
         return ctx.view.resolve(name)  # no call of this name means another function
     call = node.parent
     if call is not None and call.type == "call_expression" and call.child_by_field_name("function") == node:
@@ -83,7 +84,19 @@ def rename(node: Node, ctx: Context, src: bytes | None = None, offset: int = 0) 
     """Rewrite one identifier leaf; ``src``/``offset`` locate nodes of a reparsed macro body."""
     buf = ctx.src if src is None else src
     name = buf[node.start_byte:node.end_byte].decode("utf-8", "replace")
-    new = target_for(ctx, node, name)
+    if name in overloaded_names(ctx.view.table):
+        new = target_for(ctx, node, name)  # depends on the call around it
+    else:
+        key = (ctx.view, name, node.type == "namespace_identifier")
+        new = _TARGETS.get(key, _UNSEEN)
+        if new is _UNSEEN:
+            new = _TARGETS[key] = target_for(ctx, node, name)
     if new is not None:
         ctx.edit(offset + node.start_byte, offset + node.end_byte, new)
         ctx.rewrites += 1
+
+
+#: (mapping view, name, is a namespace name) -> new spelling or None, for names whose
+#: rewrite does not depend on their call: the same few hundred API names recur in every file.
+_TARGETS: dict[tuple, str | None] = {}
+_UNSEEN = object()

@@ -11,7 +11,8 @@ from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.mapping import Status
 from hipport.parse import Node, call_name
-from hipport.rewrite.identifiers import NAME_NODES, in_tables, resolution_for
+from hipport.rewrite.identifiers import NAME_NODES, in_tables, overloaded_names, resolution_for
+from hipport.rule import Rule
 from hipport.versions import short_version
 from hipport.registry import any_bytes_of, any_word_of
 from hipport.rules import REGISTRY
@@ -224,23 +225,41 @@ _STATUS_RULES = {
 @REGISTRY.visits(*NAME_NODES, names=in_tables)
 def api_status(node: Node, ctx: Context) -> None:
     name = ctx.text(node)
+    if name in overloaded_names(ctx.view.table):
+        found = _status(ctx, node, name)  # depends on the call around it
+    else:
+        found = _STATUS.get((ctx.view, name), _UNSEEN)
+        if found is _UNSEEN:
+            found = _STATUS[(ctx.view, name)] = _status(ctx, node, name)
+    if found is not None:
+        ctx.report(found[0], node, found[1], found[2])
+
+
+#: (mapping view, name) -> what ``_status`` says, for names whose status does not depend
+#: on their call: the same few hundred API names recur in every file.
+_STATUS: dict[tuple, tuple | None] = {}
+_UNSEEN = object()
+
+
+def _status(ctx: Context, node: Node, name: str) -> tuple[Rule, str, str] | None:
+    """(rule, message, suggestion) of what the tables say about one name token, or None."""
     macro = ctx.view.macro(name)
     if macro is not None:
         if macro.action == "report":
-            ctx.report(CudaMacroTest, node, f"{name}: {macro.note}",
-                       "Add the HIP condition explicitly (HIP_VERSION, __HIP_PLATFORM_AMD__).")
-        return
+            return (CudaMacroTest, f"{name}: {macro.note}",
+                    "Add the HIP condition explicitly (HIP_VERSION, __HIP_PLATFORM_AMD__).")
+        return None
     res = resolution_for(ctx, node, name)
     if res is None:
-        return
+        return None
     if res.status is Status.MAPPED:
         if res.entry.hip_unsupported_cuda and res.cuda == name:
             versions = ", ".join(short_version(v) for v in res.entry.hip_unsupported_cuda)
-            ctx.report(SignatureDiffersForCuda, node,
-                       f"{name} → {res.target}: HIPIFY marks this mapping unsupported for code "
-                       f"written against CUDA {versions}, whose signature differs",
-                       f"Compare the call with {res.target}'s HIP signature.")
-        return
+            return (SignatureDiffersForCuda,
+                    f"{name} → {res.target}: HIPIFY marks this mapping unsupported for code "
+                    f"written against CUDA {versions}, whose signature differs",
+                    f"Compare the call with {res.target}'s HIP signature.")
+        return None
     rule = _STATUS_RULES[res.status]
     if res.status is Status.EXPERIMENTAL and res.apply:
         message = f"{name} → {res.target} (experimental mapping, applied): {res.detail}"
@@ -255,7 +274,7 @@ def api_status(node: Node, ctx: Context) -> None:
         Status.DEPRECATED: "Plan a move to the non-deprecated replacement.",
         Status.EXPERIMENTAL: "Review the HIP API; --experimental applies the rewrite.",
     }[res.status]
-    ctx.report(rule, node, message, hint)
+    return rule, message, hint
 
 
 # -- behaviour changes between ROCm 6.3 and 7.x --------------------------------------
