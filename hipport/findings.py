@@ -6,7 +6,7 @@ Findings are plain frozen data so they can cross process boundaries (the pool in
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from enum import IntEnum
 
 
@@ -65,6 +65,12 @@ class Finding:
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.col, self.code, self.message)
 
+    def __reduce__(self) -> tuple:
+        """Pickle as the constructor's arguments: the dataclass default looks up the fields
+        anew for every object, which made unpickling a pool's findings cost the parent
+        more than reading the files."""
+        return Finding, tuple(getattr(self, name) for name in _FINDING_FIELDS)
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d["severity"] = str(self.severity)
@@ -72,3 +78,6 @@ class Finding:
         d["column"] = d.pop("col")
         d["end_column"] = d.pop("end_col")
         return d
+
+
+_FINDING_FIELDS = tuple(f.name for f in fields(Finding))
