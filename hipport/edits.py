@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Edit:
-    """Replace ``src[start:end]`` with ``text`` (``start == end`` inserts)."""
+class Edit(NamedTuple):
+    """Replace ``src[start:end]`` with ``text`` (``start == end`` inserts).
+
+    A named tuple rather than a frozen dataclass: a file can make thousands, and a frozen
+    dataclass's ``__init__`` sets each field through ``object.__setattr__``."""
 
     start: int
     end: int

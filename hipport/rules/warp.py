@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from hipport.edits import Edit
 from hipport.findings import Effort, Severity
@@ -647,9 +647,9 @@ def _macro_body(src: bytes, define: Node) -> str:
 
 # -- per-file facts (macros, file-scope variables) -----------------------------------------
 
-@dataclass(frozen=True)
-class _Var:
-    """A declared variable: enough to know its width and where its value came from."""
+class _Var(NamedTuple):
+    """A declared variable: enough to know its width and where its value came from.
+    (A named tuple: functions declare many, and this is built for each.)"""
 
     name: str
     type: str
