@@ -5,7 +5,8 @@
     python bench/bench.py --json      # machine-readable results on stdout
 
 Every command runs as a subprocess of the installed ``hipport`` (what a user runs, start-up
-included). Wall time gives files/s, lines/s and MB/s; CPU time (user + system of the
+included). Wall time gives files/s, lines/s and MB/s (10^6 bytes; MiB/s beside it);
+each convert/scan configuration runs ``--repeat`` times and the median is shown. CPU time (user + system of the
 whole process tree) is reported too, because on a shared machine wall time also measures
 the neighbours. Peak memory is the largest sum of RSS over the process tree (parent and
 workers), sampled from /proc every 20 ms, and the largest single process
@@ -66,7 +67,7 @@ def _tree_rss(root: int) -> int:
 
 
 def measure(argv: list[str], cwd: Path) -> dict:
-    """Run ``argv`` once; wall seconds, CPU seconds and peak memory (MB) of its process tree."""
+    """Run ``argv`` once; wall seconds, CPU seconds and peak memory (MiB) of its process tree."""
     peak = 0
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -89,24 +90,37 @@ def measure(argv: list[str], cwd: Path) -> dict:
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{stderr}")
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-            "peak_tree_mb": peak / 2**20, "peak_process_mb": usage.ru_maxrss / 1024}
+            "peak_tree_mib": peak / 2**20, "peak_process_mib": usage.ru_maxrss / 1024}
 
 
 def throughput(stats: CorpusStats, wall: float) -> dict:
+    """Rates over the whole corpus. MB is 10^6 bytes (the unit of the targets); MiB, 2^20."""
     return {"files_s": stats.files / wall, "lines_s": stats.lines / wall,
-            "mb_s": stats.bytes / 2**20 / wall}
+            "mb_s": stats.bytes / 1e6 / wall, "mib_s": stats.bytes / 2**20 / wall}
 
 
-def run_bulk(work: Path, corpus: Path, stats: CorpusStats, jobs: tuple[int, ...]) -> list[dict]:
+def median_run(argv: list[str], cwd: Path, out: Path | None, repeat: int) -> dict:
+    """``measure`` ``repeat`` times (fresh output each time); the run with the median wall
+    time, with every wall time kept, because a shared machine is noisy."""
+    runs = []
+    for _ in range(repeat):
+        if out is not None:
+            shutil.rmtree(out, ignore_errors=True)
+        runs.append(measure(argv, cwd))
+    runs.sort(key=lambda m: m["wall"])
+    return {**runs[len(runs) // 2], "walls": [m["wall"] for m in runs]}
+
+
+def run_bulk(work: Path, corpus: Path, stats: CorpusStats, jobs: tuple[int, ...],
+             repeat: int) -> list[dict]:
     hipport = hipport_command()
     rows = []
     for command in ("convert", "scan"):
         for j in jobs:
             out = work / f"out-{command}-{j}"
-            shutil.rmtree(out, ignore_errors=True)
             argv = [*hipport, command, str(corpus), "-q", "--jobs", str(j)]
             argv += ["-o", str(out), "--no-report"] if command == "convert" else ["-o", str(out)]
-            m = measure(argv, work)
+            m = median_run(argv, work, out, repeat)
             rows.append({"command": command, "jobs": j, **m, **throughput(stats, m["wall"])})
     return rows
 
@@ -143,13 +157,15 @@ def run_stages(work: Path, corpus: Path) -> dict:
 
 def print_table(stats: CorpusStats, bulk: list[dict], startup: list[dict], stages: dict) -> None:
     print(f"corpus: {stats.files} files ({stats.plain_files} without CUDA), {stats.lines:,} lines, "
-          f"{stats.bytes / 2**20:.1f} MB; {os.cpu_count()} CPUs; load average "
-          f"{os.getloadavg()[0]:.1f}")
+          f"{stats.bytes / 1e6:.1f} MB ({stats.bytes / 2**20:.1f} MiB); {os.cpu_count()} CPUs; "
+          f"load average {os.getloadavg()[0]:.1f}")
     print(f"\n{'command':10} {'jobs':>4} {'wall s':>7} {'cpu s':>7} {'files/s':>8} {'lines/s':>9} "
-          f"{'MB/s':>6} {'peak tree MB':>13} {'peak proc MB':>13}")
+          f"{'MB/s':>6} {'MiB/s':>6} {'peak tree MiB':>14} {'peak proc MiB':>14}  walls (s)")
     for r in bulk:
+        walls = " ".join(f"{w:.2f}" for w in r["walls"])
         print(f"{r['command']:10} {r['jobs']:>4} {r['wall']:7.2f} {r['cpu']:7.2f} {r['files_s']:8.0f} "
-              f"{r['lines_s']:9.0f} {r['mb_s']:6.2f} {r['peak_tree_mb']:13.0f} {r['peak_process_mb']:13.0f}")
+              f"{r['lines_s']:9.0f} {r['mb_s']:6.2f} {r['mib_s']:6.2f} {r['peak_tree_mib']:14.0f} "
+              f"{r['peak_process_mib']:14.0f}  {walls}")
     print(f"\n{'start-up':28} {'median s':>9} {'min s':>7}")
     for r in startup:
         print(f"{r['command']:28} {r['median_s']:9.3f} {r['min_s']:7.3f}")
@@ -168,6 +184,8 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
     ap.add_argument("--jobs", default="1,2", help="job counts to run (default 1,2)")
     ap.add_argument("--runs", type=int, default=7, help="start-up runs per command (median)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs per convert/scan configuration; the median is shown (default 3)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", type=Path, help="build the corpus here and keep it")
     args = ap.parse_args()
@@ -178,7 +196,7 @@ def main() -> None:
         shutil.rmtree(corpus, ignore_errors=True)
         files = 200 if args.quick else 2000
         stats = generate(corpus, REPO, files=files, mean_lines=260, seed=args.seed)
-        bulk = run_bulk(work, corpus, stats, jobs)
+        bulk = run_bulk(work, corpus, stats, jobs, args.repeat)
         startup = run_startup(work, args.runs)
         stages = run_stages(work, corpus)
     finally:
