@@ -197,8 +197,26 @@ def _range_parser() -> tree_sitter.Parser:
 
 def parse_range(src: bytes, start: int, end: int, anchor: Node) -> Tree:
     """Parse only ``src[start:end]`` (inside ``anchor``), keeping the real byte offsets in
-    the resulting nodes."""
+    the resulting nodes.
+
+    The text is parsed as if a ``;`` followed it, at ``end`` (where the ``#define``'s
+    newline is): most macro bodies are a statement or an expression that lacks one, and
+    tree-sitter's recovery from the missing ``;`` cost more than parsing the body (about
+    35 µs a body, half of all the time spent on macro bodies). Only that ``;`` token and
+    the statement it ends reach past ``end``. A body with ``//`` in it is parsed as it
+    is: a line comment at its end would swallow the ``;``."""
     parser = _range_parser()
+    text = src[start:end]
+    if b"//" in text:
+        parser.included_ranges = [tree_sitter.Range(
+            _point(src, anchor, start), _point(src, anchor, end), start, end)]
+        return parser.parse(src)
+    end_row, end_col = _point(src, anchor, end)
     parser.included_ranges = [tree_sitter.Range(
-        _point(src, anchor, start), _point(src, anchor, end), start, end)]
-    return parser.parse(src)
+        _point(src, anchor, start), (end_row, end_col + 1), start, end + 1)]
+    text += b";"
+
+    def read(offset: int, _point: object) -> bytes:
+        return text[offset - start:] if start <= offset <= end else b""
+
+    return parser.parse(read)

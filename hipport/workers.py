@@ -82,6 +82,12 @@ class _Pool:
         limit = PENDING_PER_WORKER * len(self._workers)
         exhausted = False
         while True:
+            # Drain first, so that the bound below counts what is really still pending:
+            # with a stale count, workers could all be idle with input left (a run once
+            # ended after 120 of 891 files).
+            while next_out in done:
+                yield from done.pop(next_out)
+                next_out += 1
             for w in self._workers:  # top every worker up, within the bound
                 while not exhausted and len(w.held) < QUEUED_PER_WORKER and sent - next_out < limit:
                     chunk = next(chunks, None)
@@ -91,11 +97,12 @@ class _Pool:
                     w.conn.send(chunk)
                     w.held.append(chunk)
                     sent += 1
-            while next_out in done:
-                yield from done.pop(next_out)
-                next_out += 1
             busy = {w.conn: w for w in self._workers if w.held}
             if not busy:
+                # Nothing held: after the drain, a chunk sent and not yielded would be
+                # held, so the bound cannot have stopped the top-up; only the input's end.
+                if not exhausted:
+                    raise RuntimeError("internal: the worker pool stalled with input left")
                 return
             for conn in wait(list(busy)):
                 w = busy[conn]

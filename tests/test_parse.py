@@ -27,4 +27,7 @@ def test_macro_bodies_parse_at_their_real_place(lines: list[str]) -> None:
             row = src.count(b"\n", 0, leaf.start_byte)
             col = leaf.start_byte - (src.rfind(b"\n", 0, leaf.start_byte) + 1)
             assert leaf.start_point == (row, col)
+            if leaf.start_byte == body[1]:  # the ";" the body is parsed with (not in src)
+                assert leaf.type == ";" and leaf.end_byte == body[1] + 1
+                continue
             assert body[0] <= leaf.start_byte <= leaf.end_byte <= body[1]
