@@ -126,7 +126,10 @@ def run(items: Iterable[SourceFile | FileError], options: Options) -> Iterator[F
 
     if hasattr(os, "fork"):
         prepare(options)  # once here rather than in every worker: forked workers inherit it
-    yield from ordered_map(partial(_process_item, options=options), chain(head, items), jobs, _lost)
+    pending = chain(head, items)
+    yield from ordered_map(partial(_process_item, options=options), pending, jobs, _lost)
+    if next(pending, None) is not None:  # never silently fewer results than files
+        raise RuntimeError("internal: the worker pool ended before the input did")
 
 
 def run_paths(
