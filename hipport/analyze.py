@@ -148,7 +148,11 @@ def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
             if macro_body is not None:
                 body = macro_body(src, node)
                 if body is not None:
-                    _walk_body(parse_range(src, *body, node).root_node, ctx, dispatch, body[0])
+                    ctx.in_macro_body = True
+                    try:
+                        _walk_body(parse_range(src, *body, node).root_node, ctx, dispatch, body[0])
+                    finally:
+                        ctx.in_macro_body = False
             elif first_child():
                 continue
         while not next_sibling():

@@ -41,6 +41,9 @@ class Context:
     rewrites: int = 0  # identifiers/includes/launches rewritten, for the summary
     #: Per-file notes one visitor leaves for a later one (e.g. which headers are included).
     scratch: dict = field(default_factory=dict)
+    #: True while the walk is in a reparsed ``#define`` body: those nodes belong to
+    #: another tree, at this file's offsets, and are inside no function of this tree.
+    in_macro_body: bool = False
 
     def __post_init__(self) -> None:
         self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.src)]

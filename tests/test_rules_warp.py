@@ -237,3 +237,14 @@ def test_every_rule_documents_a_before_and_after() -> None:
     for r in rules:
         assert r.title and "## Why" in r.doc and "## Fix" in r.doc, r.code
         assert r.doc.count("```cuda") >= 2, r.code
+
+
+def test_a_kernel_defined_in_a_macro_is_judged_like_any_other() -> None:
+    """Function-level checks (mask variables, ballot bit operations) read a function's
+    declarations; a kernel in a #define body lives in its own reparsed tree."""
+    macro = ("#define DEFINE_K(name) __global__ void name(float* p) { "
+             "unsigned m = __ballot_sync(~0ull, p[threadIdx.x] > 0); p[0] = __popc(m); }\n")
+    plain = ("__global__ void k(float* p) { "
+             "unsigned m = __ballot_sync(~0ull, p[threadIdx.x] > 0); p[0] = __popc(m); }\n")
+    assert warp_findings(macro) == [("HP202", 1), ("HP203", 1)]
+    assert warp_findings(macro + plain) == [("HP202", 1), ("HP202", 2), ("HP203", 1), ("HP203", 2)]

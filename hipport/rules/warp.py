@@ -13,6 +13,7 @@ from ``threadIdx``, a name that says "warp" or "lane", a shuffle).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -741,14 +742,22 @@ _LANE_OPERANDS = {"&": (31,), "%": (32,), "/": (32,), ">>": (5,)}
 _GATHERED = ("declaration", "assignment_expression", "call_expression", "binary_expression", "field_expression")
 
 
-#: Without field_expression: for a function already device-like by its qualifiers.
-_GATHERED_QUALIFIED = tuple(t for t in _GATHERED if t != "field_expression")
+@REGISTRY.visits(*_GATHERED)
+def _record(node: Node, ctx: Context) -> None:
+    """Keep, in document order, the nodes ``_gather`` reads: the walk meets them anyway,
+    and a query per function body was a second traversal of nearly every node."""
+    if not ctx.in_macro_body:  # another tree: not part of any function body here
+        nodes = ctx.scratch.get("warp:nodes")
+        if nodes is None:
+            nodes = ctx.scratch["warp:nodes"] = []
+        nodes.append(node)
 
 
 def _gather(ctx: Context, func: Node) -> _Function:
+    """What ``func`` declares, assigns and calls, from the nodes the walk recorded (or,
+    for a function in a ``#define`` body, from a query of that body's own tree)."""
     src = ctx.src
     info = _Function(device_like=bool(function_qualifiers(src, func) & {"__global__", "__device__"}))
-    gathered = _GATHERED_QUALIFIED if info.device_like else _GATHERED  # field_expression only sets device_like
     declarator = func.child_by_field_name("declarator")
     params = declarator.child_by_field_name("parameters") if declarator is not None else None
     for p in params.named_children if params is not None else ():
@@ -758,7 +767,8 @@ def _gather(ctx: Context, func: Node) -> _Function:
     body = func.child_by_field_name("body")
     if body is None:
         return info
-    for node in find_all(body, gathered):
+    nodes = find_all(body, _GATHERED) if ctx.in_macro_body else _recorded_within(ctx, body)
+    for node in nodes:
         t = node.type
         if t == "declaration":
             parent = node.parent
@@ -780,10 +790,19 @@ def _gather(ctx: Context, func: Node) -> _Function:
             op = node.child_by_field_name("operator")
             if op is None or op.type in _LANE_OPERATORS:  # the only ones _check_lane_arithmetic reads
                 info.binaries.append(node)
-        elif t == "field_expression":
+        elif t == "field_expression" and not info.device_like:  # it only sets device_like
             arg = node.child_by_field_name("argument")
             info.device_like |= arg is not None and text(src, arg) in THREAD_BUILTINS
     return info
+
+
+def _recorded_within(ctx: Context, node: Node) -> list[Node]:
+    """The recorded nodes inside ``node`` (those starting within it), in document order."""
+    nodes = ctx.scratch.get("warp:nodes", [])
+    starts = ctx.scratch.get("warp:starts")
+    if starts is None or len(starts) != len(nodes):
+        starts = ctx.scratch["warp:starts"] = [n.start_byte for n in nodes]
+    return nodes[bisect_left(starts, node.start_byte):bisect_left(starts, node.end_byte)]
 
 
 class _Scope:
@@ -949,7 +968,8 @@ def _may_have_lane_arithmetic(src: bytes, start: int, end: int) -> bool:
 
 @REGISTRY.visits("function_definition")
 def check_function(func: Node, ctx: Context) -> None:
-    """Masks, ballots and lane arithmetic need the function's declarations, so run per body."""
+    """Masks, ballots and lane arithmetic need the function's declarations, so they are
+    judged per body, once the walk has recorded its nodes (``check_functions``)."""
     src, start, end = ctx.src, func.start_byte, func.end_byte
     if not any(src.find(h, start, end) >= 0 for h in _WARP_CALL_HINTS):
         # No warp builtin (and so no mask, ballot or gated-builtin finding): only lane
@@ -958,6 +978,19 @@ def check_function(func: Node, ctx: Context) -> None:
             return  # host code: _gather would find it not device-like, without walking it
         if not _may_have_lane_arithmetic(src, start, end):
             return  # nothing to find: skip the gathering walk
+    if ctx.in_macro_body:  # a function in a #define body: judged now, from its own tree
+        _check_function(ctx, func)
+    else:
+        ctx.scratch.setdefault("warp:functions", []).append(func)
+
+
+@REGISTRY.visits_file
+def check_functions(ctx: Context) -> None:
+    for func in ctx.scratch.get("warp:functions", ()):
+        _check_function(ctx, func)
+
+
+def _check_function(ctx: Context, func: Node) -> None:
     info = _gather(ctx, func)
     if not info.device_like:
         return
