@@ -976,12 +976,25 @@ _PARAMETER_HINTS = re.compile(
     rb"__shared__|__managed__|texture|half|bfloat16|cudaPointerAttributes|_group|this_grid|this_cluster")
 
 
-@REGISTRY.visits("declaration", "parameter_declaration")
+@REGISTRY.visits("declaration")
 def _declaration(node: Node, ctx: Context) -> None:
-    src, st = ctx.src, _state(ctx)
-    hints = _DECLARATION_HINTS if node.type == "declaration" else _PARAMETER_HINTS
-    if not st.groups and hints.search(src, node.start_byte, node.end_byte) is None:
+    if _DECLARATION_HINTS.search(ctx.src, node.start_byte, node.end_byte) is None \
+            and not _state(ctx).groups:
+        return  # the common case, kept cheap: nearly every declaration is ordinary
+    _declared(node, ctx)
+
+
+@REGISTRY.visits("parameter_declaration")
+def _parameter(node: Node, ctx: Context) -> None:
+    if _PARAMETER_HINTS.search(ctx.src, node.start_byte, node.end_byte) is None \
+            and not _state(ctx).groups:
         return
+    _declared(node, ctx)
+
+
+def _declared(node: Node, ctx: Context) -> None:
+    """What a declaration or parameter adds to the file's state, and what it reports."""
+    src, st = ctx.src, _state(ctx)
     quals = _qualifiers(src, node)
     type_node = node.child_by_field_name("type")
     type_text = " ".join(text(src, type_node).split()) if type_node is not None else ""
