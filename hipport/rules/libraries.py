@@ -597,7 +597,18 @@ def _receiver_is(ctx: Context, field_node: Node, type_text: str) -> bool:
     return root is not None and root.group(1) in _state(ctx).typed.get(type_text, set())
 
 
-@REGISTRY.visits("declaration", "type_definition", "alias_declaration", "field_declaration")
+def _names_a_receiver(src: bytes) -> bool:
+    """Whether a file spells a receiver type at all (most never do)."""
+    return any(receiver in src for receiver in _receiver_bytes())
+
+
+@lru_cache(maxsize=1)
+def _receiver_bytes() -> tuple[bytes, ...]:
+    return tuple(r.encode() for r in catalogue().receivers)
+
+
+@REGISTRY.visits("declaration", "type_definition", "alias_declaration", "field_declaration",
+                 source=_names_a_receiver)
 def _typed_names(node: Node, ctx: Context) -> None:
     """Remember aliases and variables whose type names a receiver type (``BlockAdjacentDifference``)."""
     body = text(ctx.src, node)
