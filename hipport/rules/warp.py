@@ -943,8 +943,16 @@ assert all(any(h.decode() in n for h in _DEVICE_LIKE_HINTS) for n in MASKED | BA
 def _may_be_device_like(ctx: Context, func: Node) -> bool:
     if function_qualifiers(ctx.src, func) & {"__global__", "__device__"}:
         return True
-    src, start, end = ctx.src, func.start_byte, func.end_byte
-    return any(src.find(h, start, end) >= 0 for h in _DEVICE_LIKE_HINTS)
+    return _contains_any(ctx.src, _DEVICE_LIKE_HINTS, func.start_byte, func.end_byte)
+
+
+def _contains_any(src: bytes, needles: tuple[bytes, ...], start: int, end: int) -> bool:
+    """Whether ``src[start:end]`` contains one of ``needles`` (a loop, not ``any()`` over a
+    generator: this runs for every function of every file)."""
+    for needle in needles:
+        if src.find(needle, start, end) >= 0:
+            return True
+    return False
 
 
 #: Bytes one of which a function's text contains when it calls a MASKED or BALLOTS builtin
@@ -971,7 +979,7 @@ def check_function(func: Node, ctx: Context) -> None:
     """Masks, ballots and lane arithmetic need the function's declarations, so they are
     judged per body, once the walk has recorded its nodes (``check_functions``)."""
     src, start, end = ctx.src, func.start_byte, func.end_byte
-    if not any(src.find(h, start, end) >= 0 for h in _WARP_CALL_HINTS):
+    if not _contains_any(src, _WARP_CALL_HINTS, start, end):
         # No warp builtin (and so no mask, ballot or gated-builtin finding): only lane
         # arithmetic remains, in device code. (With one, the function is device-like.)
         if not _may_be_device_like(ctx, func):
