@@ -203,13 +203,14 @@ def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> b
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = _temporary_beside(path)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        try:
+            _write_all(fd, data)
             if mode_from is not None and hasattr(os, "fchmod"):
-                os.fchmod(f.fileno(), os.stat(mode_from).st_mode & 0o7777)
+                os.fchmod(fd, os.stat(mode_from).st_mode & 0o7777)
             if replacing:
-                f.flush()
-                os.fsync(f.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         if mode_from is not None and not hasattr(os, "fchmod"):
             os.chmod(tmp, os.stat(mode_from).st_mode & 0o7777)
         os.replace(tmp, path)
@@ -220,6 +221,14 @@ def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> b
             pass
         raise
     return True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until all of ``data`` is written (a file object would add an fstat,
+    an ioctl and an lseek per file, and a copy into its buffer)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 _temporaries = itertools.count()
