@@ -250,12 +250,27 @@ def _name_filters() -> tuple:
 
 
 def _without_duplicates(findings: list) -> list:
-    """One finding per thing: exact repeats go, and a feature or library rule (HP3xx,
-    HP4xx) at a place supersedes the bare mapping status (HP10x) of the same token,
-    because it says what the construct is and what to do instead."""
+    """One finding per thing: exact repeats go, a feature or library rule (HP3xx, HP4xx)
+    at a place supersedes the bare mapping status (HP10x) of the same token, because it
+    says what the construct is and what to do instead, and an ``#if`` condition that
+    HP309 reports gets no HP106 for the ``__CUDA_ARCH__`` tokens inside it."""
     unique = list({(f.code, f.line, f.col, f.message): f for f in findings}.values())
     specific = {(f.line, f.col) for f in unique if f.code[:3] in ("HP3", "HP4")}
-    return [f for f in unique if not (f.code in _MAPPING_STATUS and (f.line, f.col) in specific)]
+    arch_tests = [f for f in unique if f.code == "HP309"]
+    return [f for f in unique
+            if not (f.code in _MAPPING_STATUS and (f.line, f.col) in specific)
+            and not (f.code == "HP106" and arch_tests and _names_cuda_arch(f)
+                     and any(_inside(f, test) for test in arch_tests))]
+
+
+def _names_cuda_arch(f) -> bool:
+    return f.source_line.encode("utf-8", "surrogateescape")[f.col - 1:].startswith(b"__CUDA_ARCH__")
+
+
+def _inside(inner, outer) -> bool:
+    """Whether ``inner``'s range lies within ``outer``'s (1-based line and byte column)."""
+    return (outer.line, outer.col) <= (inner.line, inner.col) \
+        and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
 
 
 #: The bare "what the tables say about this name" codes (unsupported, newer, removed,
