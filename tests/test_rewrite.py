@@ -151,6 +151,17 @@ def test_hip_runtime_comes_before_other_hip_headers_in_cu_files() -> None:
     assert conv(out, "k.cu") == out
 
 
+def test_no_second_hip_runtime_when_the_hip_header_before_it_is_in_a_branch() -> None:
+    """Found by the idempotence property: a HIP header inside an #if before the top-level
+    runtime include; the only place hipport could insert hip_runtime.h is that include
+    itself, and each conversion added one more copy."""
+    src = ("k<<<g, b>>>(x);\n#if defined(__HIP_PLATFORM_AMD__)\n#include \"cublas_v2.h\"\n#endif\n"
+           "#include <cuda_runtime.h>\n")
+    out = conv(src, "k.cu")
+    assert out.count("#include <hip/hip_runtime.h>") == 1
+    assert conv(out, "k.cu") == out
+
+
 def test_include_recovered_inside_a_parse_error_is_converted() -> None:
     """Found by the idempotence property: unbalanced code before an include at the end of
     a file (no newline) leaves only loose ``#include`` tokens in an ERROR node."""

@@ -107,6 +107,9 @@ def add_hip_runtime(ctx: Context) -> None:
         return
     newline = b"\r\n" if b"\r\n" in ctx.src else b"\n"
     at = _insertion_point(ctx)
+    if runtime_at is not None and at >= runtime_at:
+        return  # the first place it could go is the existing include (the HIP header
+        # before it sits in an #if branch): a second copy there would add nothing
     # First in the list: among insertions at the same offset (a launch rewrite at the
     # first byte of the file) the include must come before everything else.
     ctx.edits.insert(0, Edit(at, at, b"#include <" + HIP_RUNTIME.encode() + b">" + newline))
