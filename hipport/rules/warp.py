@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from hipport.edits import Edit
 from hipport.findings import Effort, Severity
-from hipport.parse import Node, Tree, call_arguments, call_name, find_all, function_qualifiers, parse, text, walk
+from hipport.parse import Node, call_arguments, call_name, find_all, function_qualifiers, parse, text, walk
 from hipport.registry import any_bytes_of, any_word_of
 from hipport.rules import REGISTRY
 from hipport.versions import short_version
@@ -677,14 +677,26 @@ def _warp_size_aliases(ctx: Context) -> set[str] | frozenset[str]:
 
 
 def _file_facts(ctx: Context) -> _FileFacts:
-    return _collect_file_facts(ctx.tree, ctx.src)
+    """Object-like macros and file-scope variables, collected once per file: from the
+    nodes the walk recorded once it is over (``check_functions`` runs then), else (a
+    visitor asking during the walk) from a query of the whole tree. Both see the same
+    nodes in the same order."""
+    facts = ctx.scratch.get("warp:facts")
+    if facts is None:
+        if ctx.scratch.get("warp:walked"):
+            nodes = [n for n in ctx.scratch.get("warp:nodes", ()) if n.type in _FACT_NODES]
+        else:
+            nodes = find_all(ctx.tree.root_node, _FACT_NODES)
+        facts = ctx.scratch["warp:facts"] = _collect_file_facts(ctx.src, nodes)
+    return facts
 
 
-@lru_cache(maxsize=8)
-def _collect_file_facts(tree: Tree, src: bytes) -> _FileFacts:
-    """Object-like macros and file-scope variables, collected once per parsed tree."""
+_FACT_NODES = ("preproc_def", "declaration")
+
+
+def _collect_file_facts(src: bytes, nodes: list[Node]) -> _FileFacts:
     facts = _FileFacts()
-    for node in find_all(tree.root_node, ("preproc_def", "declaration")):
+    for node in nodes:
         if node.type == "preproc_def":
             name = node.child_by_field_name("name")
             if name is not None:
@@ -742,10 +754,11 @@ _LANE_OPERANDS = {"&": (31,), "%": (32,), "/": (32,), ">>": (5,)}
 _GATHERED = ("declaration", "assignment_expression", "call_expression", "binary_expression", "field_expression")
 
 
-@REGISTRY.visits(*_GATHERED)
+@REGISTRY.visits(*_GATHERED, "preproc_def")
 def _record(node: Node, ctx: Context) -> None:
-    """Keep, in document order, the nodes ``_gather`` reads: the walk meets them anyway,
-    and a query per function body was a second traversal of nearly every node."""
+    """Keep, in document order, the nodes ``_gather`` and ``_file_facts`` read: the walk
+    meets them anyway, and a query per function body (and one of the whole tree for the
+    file's macros) was a second traversal of nearly every node."""
     if not ctx.in_macro_body:  # another tree: not part of any function body here
         nodes = ctx.scratch.get("warp:nodes")
         if nodes is None:
@@ -994,6 +1007,7 @@ def check_function(func: Node, ctx: Context) -> None:
 
 @REGISTRY.visits_file
 def check_functions(ctx: Context) -> None:
+    ctx.scratch["warp:walked"] = True  # what _record kept is now the whole file
     for func in ctx.scratch.get("warp:functions", ()):
         _check_function(ctx, func)
 
