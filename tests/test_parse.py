@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hipport.analyze import NUMBER_BODY, NUMBER_KINDS
 from hipport.parse import MACRO_DEFINITIONS, macro_body_range, parse, parse_range, walk
 
 LINES = ["#define A(x) cudaMalloc(x, 4)", "int y;", "#define W 32", "", "  #define M \\\n  cudaFree(p)",
@@ -31,3 +32,16 @@ def test_macro_bodies_parse_at_their_real_place(lines: list[str]) -> None:
                 assert leaf.type == ";" and leaf.end_byte == body[1] + 1
                 continue
             assert body[0] <= leaf.start_byte <= leaf.end_byte <= body[1]
+
+
+@given(st.from_regex(NUMBER_BODY, fullmatch=True))
+def test_a_one_number_macro_body_parses_only_into_inert_kinds(body: bytes) -> None:
+    """The walk skips reparsing a body like ``(-256u)`` when no visitor is registered for
+    any kind of node such a body can hold; NUMBER_KINDS must list every one."""
+    src = b"#define X " + body + b"\nint y;\n"
+    define = next(n for n in walk(parse(src).root_node) if n.type in MACRO_DEFINITIONS)
+    span = macro_body_range(src, define)
+    if span is None:
+        return
+    kinds = {n.type for n in walk(parse_range(src, *span, define).root_node)}
+    assert kinds <= NUMBER_KINDS, kinds - NUMBER_KINDS
