@@ -8,14 +8,18 @@ guard against in a ``// negatives: …`` header, so coverage of both sides is ch
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hipport.analyze import analyze
 from hipport.options import Options
 from hipport.rules import load
+from hipport.rules.device import _CONST_CHARS, _const_ast
 from hipport.versions import parse_version
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
@@ -137,3 +141,21 @@ def test_an_arch_condition_is_one_finding_not_one_per_token() -> None:
            "#ifdef __CUDACC__\nint c;\n#endif\n")
     codes = sorted((f.line, f.code) for f in run(src) if f.code in ("HP106", "HP309"))
     assert codes == [(1, "HP309"), (4, "HP106"), (4, "HP309"), (7, "HP106")]
+
+
+_EVALUABLE = (ast.Expression, ast.Name, ast.Load, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div,
+              ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift)
+
+
+@given(st.text(alphabet="abN_019x +-*/%<>()[].,'\"&|^~!=?:;{}\\\n\t", max_size=14))
+def test_the_constant_pre_check_rejects_only_what_could_not_be_a_constant(expr: str) -> None:
+    """``_CONST_CHARS`` spares the Python parse of most initialisers; whatever it rejects
+    must be something ``_const_value`` would give no value for anyway. (``#`` is left out
+    of the alphabet: to Python it starts a comment, so ``256 # x`` parsed as 256 before;
+    C has no such comment, and the pre-check rightly gives no value.)"""
+    if _CONST_CHARS.match(expr) is not None:
+        return
+    tree = _const_ast(expr)
+    assert tree is None or any(
+        not isinstance(n, _EVALUABLE) and not (isinstance(n, ast.Constant) and type(n.value) is int)
+        for n in ast.walk(tree))

@@ -588,6 +588,10 @@ def _func_key(node: Node) -> int:
 
 
 _INT_SUFFIX_RE = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b")
+#: Every text ``_const_value`` can give a value for is made of these (names, numbers,
+#: + - * / % << >>, parentheses, blanks, line continuations); anything else is not parsed,
+#: which spares a Python parse and its SyntaxError for every ``a.size()`` initialiser.
+_CONST_CHARS = re.compile(r"[\w\s+\-*/%<>()\\]*\Z")
 
 
 @lru_cache(maxsize=4096)
@@ -605,6 +609,8 @@ def _const_value(expr: str, env: dict[str, int]) -> int | None:
     ``sizeof``, casts, templates and unknown names give None: hipport only claims a size
     it can compute.
     """
+    if _CONST_CHARS.match(expr) is None:
+        return None  # a member, an index, a string, a comparison…: never a constant here
     tree = _const_ast(expr)
     if tree is None:
         return None
