@@ -514,9 +514,19 @@ def _libraries_for_include(header: str) -> tuple[Library, ...]:
 
 
 def _match_path(ctx: Context, node: Node, parts: list[str], shown: str) -> None:
-    for lib in catalogue().libraries:
+    for lib in _libraries_by_first_part().get(parts[0] if parts else "", ()):
         if lib.matches_path(parts):
             _note_library(ctx, lib, node, shown)
+
+
+@lru_cache(maxsize=1)
+def _libraries_by_first_part() -> dict[str, tuple[Library, ...]]:
+    """First namespace component -> the libraries (in catalogue order) with a namespace
+    starting there: most qualified names (``std::``) belong to none of them."""
+    libraries = catalogue().libraries
+    firsts = {ns[0] for lib in libraries for ns in lib.namespaces}
+    return {first: tuple(lib for lib in libraries if any(ns[0] == first for ns in lib.namespaces))
+            for first in firsts}
 
 
 @REGISTRY.visits("qualified_identifier")
