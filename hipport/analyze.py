@@ -232,40 +232,30 @@ def _admit(memo: dict[bytes, tuple], fns: tuple, key: bytes) -> tuple:
     """The visitors (in registration order) that may act on a leaf with text ``key``."""
     if len(memo) >= _MEMO_LIMIT:
         memo.clear()
-    accepted = _accepting(key)
-    wanted = memo[key] = tuple(
-        fn for fn in fns if getattr(fn, "visits_names", None) is None or fn.visits_names in accepted)
-    return wanted
-
-
-def _accepting(key: bytes) -> frozenset:
-    """The name filters that accept the text ``key``, judged once per text per process.
-
-    Shared by every memo: a name is met as an identifier, a type, a field, under several
-    dispatch tables, and several visitors share one filter (``in_tables``)."""
-    found = _VERDICTS.get(key)
-    if found is None:
-        if len(_VERDICTS) >= _MEMO_LIMIT:
-            _VERDICTS.clear()
-        name = key.decode("utf-8", "replace")
-        found = _VERDICTS[key] = frozenset(f for f in _name_filters() if f(name))
+    name = None
+    wanted = []
+    for fn in fns:
+        accepts = getattr(fn, "visits_names", None)
+        if accepts is not None:
+            verdicts = _VERDICTS.get(accepts)
+            if verdicts is None or len(verdicts) >= _MEMO_LIMIT:
+                verdicts = _VERDICTS[accepts] = {}
+            verdict = verdicts.get(key)
+            if verdict is None:
+                if name is None:
+                    name = key.decode("utf-8", "replace")
+                verdict = verdicts[key] = bool(accepts(name))
+            if not verdict:
+                continue
+        wanted.append(fn)
+    memo[key] = found = tuple(wanted)
     return found
 
 
-#: The text of a leaf or callee -> the name filters that accept it.
-_VERDICTS: dict[bytes, frozenset] = {}
-
-
-@lru_cache(maxsize=1)
-def _name_filters() -> tuple:
-    """Every distinct name filter of the registered visitors."""
-    found: dict = {}
-    for reg in (rewrite.load(), rules.load()):
-        for fns in reg.visitors.values():
-            for fn in fns:
-                if hasattr(fn, "visits_names"):
-                    found.setdefault(fn.visits_names, None)
-    return tuple(found)
+#: Name filter -> text -> its verdict. A name is met as an identifier, a type, a field,
+#: under several dispatch tables, and several visitors share one filter (``in_tables``):
+#: each filter judges each text once per process, and only the filters a memo needs.
+_VERDICTS: dict = {}
 
 
 def _without_duplicates(findings: list) -> list:
