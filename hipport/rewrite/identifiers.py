@@ -3,8 +3,8 @@
 Only identifier tokens of the syntax tree are touched, so comments and string literals
 never change. What a name becomes, and whether it may be rewritten for the target, is the
 mapping view's decision; names it does not apply stay as written and HP1xx rules report
-them. Macro bodies are text to the grammar: ``macros.py`` reparses them and calls
-``rename`` with an offset.
+them. ``#define`` bodies are reparsed in place by the walk (``analyze``), so their names
+come here like any other.
 """
 
 from __future__ import annotations
@@ -80,23 +80,25 @@ def target_for(ctx: Context, node: Node, name: str) -> str | None:
 
 
 @REGISTRY.visits(*NAME_NODES, names=in_tables)
-def rename(node: Node, ctx: Context, src: bytes | None = None, offset: int = 0) -> None:
-    """Rewrite one identifier leaf; ``src``/``offset`` locate nodes of a reparsed macro body."""
-    buf = ctx.src if src is None else src
-    name = buf[node.start_byte:node.end_byte].decode("utf-8", "replace")
+def rename(node: Node, ctx: Context) -> None:
+    """Rewrite one identifier leaf (of the file, or of a ``#define`` body reparsed in place)."""
+    start, end = node.start_byte, node.end_byte
+    name = ctx.src[start:end].decode("utf-8", "replace")
     if name in overloaded_names(ctx.view.table):
         new = target_for(ctx, node, name)  # depends on the call around it
+        new = new.encode() if new is not None else None
     else:
-        key = (ctx.view, name, node.type == "namespace_identifier")
+        key = (ctx.view, name, node.kind_id)
         new = _TARGETS.get(key, _UNSEEN)
         if new is _UNSEEN:
-            new = _TARGETS[key] = target_for(ctx, node, name)
+            found = target_for(ctx, node, name)
+            new = _TARGETS[key] = found.encode() if found is not None else None
     if new is not None:
-        ctx.edit(offset + node.start_byte, offset + node.end_byte, new)
+        ctx.edit(start, end, new)
         ctx.rewrites += 1
 
 
-#: (mapping view, name, is a namespace name) -> new spelling or None, for names whose
+#: (mapping view, name, node kind) -> new spelling (bytes) or None, for names whose
 #: rewrite does not depend on their call: the same few hundred API names recur in every file.
-_TARGETS: dict[tuple, str | None] = {}
+_TARGETS: dict[tuple, bytes | None] = {}
 _UNSEEN = object()
