@@ -754,7 +754,7 @@ _LANE_OPERANDS = {"&": (31,), "%": (32,), "/": (32,), ">>": (5,)}
 _GATHERED = ("declaration", "assignment_expression", "call_expression", "binary_expression", "field_expression")
 
 
-@REGISTRY.visits(*_GATHERED, "preproc_def")
+@REGISTRY.visits(*(t for t in _GATHERED if t != "call_expression"), "preproc_def")
 def _record(node: Node, ctx: Context) -> None:
     """Keep, in document order, the nodes ``_gather`` and ``_file_facts`` read: the walk
     meets them anyway, and a query per function body (and one of the whole tree for the
@@ -764,6 +764,16 @@ def _record(node: Node, ctx: Context) -> None:
         if nodes is None:
             nodes = ctx.scratch["warp:nodes"] = []
         nodes.append(node)
+
+
+#: The only calls the function checks read (``_Function.calls`` is looked up by these).
+_GATHERED_CALLS = MASKED | BALLOTS | frozenset(BIT_OPS) | SYNC_BUILTINS
+
+
+@REGISTRY.visits("call_expression", names=any_word_of(_GATHERED_CALLS))
+def _record_call(node: Node, ctx: Context) -> None:
+    """``_record`` for the calls some function check can read; most calls are none."""
+    _record(node, ctx)
 
 
 def _gather(ctx: Context, func: Node) -> _Function:
