@@ -12,11 +12,13 @@ import random
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hipport.findings import Effort, Finding, Severity
 from hipport.report import FORMATS, render
 from hipport.report.model import FileOutcome, Report
-from hipport.report.text import source_and_caret
+from hipport.report.text import _cell_source_and_caret, _plain_source_and_caret, source_and_caret
 from hipport.rule import Rule
 
 HP201_DOC = """AMD GPUs run 64 lanes per wavefront; a 32-bit mask drops half of them.
@@ -299,6 +301,15 @@ def test_text_caret_after_multibyte_and_wide_characters():
 def test_text_caret_past_end_of_line():
     src, caret = source_and_caret(finding(source_line="f(x", col=4, end_col=4))
     assert caret == "   ^"
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=100),
+       st.integers(0, 110), st.integers(0, 12))
+def test_the_plain_ascii_caret_matches_the_cell_by_cell_one(line: str, start: int, width: int) -> None:
+    """Short ASCII lines without tabs take a shortcut; it must draw what the general path
+    draws, wherever the span starts and ends (past the end of the line included)."""
+    end = max(start + width, min(start + 1, len(line)), start)  # as highlight_span bounds it
+    assert _plain_source_and_caret(line, start, end) == _cell_source_and_caret(line, start, end)
 
 
 def test_text_long_line_is_windowed_around_the_caret():
