@@ -44,8 +44,9 @@ def ordered_map(fn: Callable[[Item], Result], items: Iterator[Item], jobs: int,
                 on_lost: Callable[[Item, str], Result]) -> Iterator[Result]:
     """``map(fn, items)`` over ``jobs`` worker processes, streamed and in input order.
 
-    ``fn`` must be a module-level function (workers may be spawned, not forked). When a
-    worker dies, ``on_lost(item, why)`` stands in for each result it owed. An exception
+    ``fn`` must pickle (a module-level function, or a ``functools.partial`` of one):
+    workers may be spawned rather than forked. When a worker dies, ``on_lost(item, why)``
+    stands in for the result of each item of the chunk it was working on. An exception
     raised by ``fn`` stops the run and is raised here as WorkerError, as it would be
     in-process.
     """
@@ -57,6 +58,8 @@ def ordered_map(fn: Callable[[Item], Result], items: Iterator[Item], jobs: int,
 
 
 class _Worker:
+    """One worker process, its end of the pipe, and the chunks it holds (in order)."""
+
     def __init__(self, context: Any, fn: Callable) -> None:
         self.conn, child = context.Pipe()
         self.process = context.Process(target=_serve, args=(child, fn), daemon=True)
@@ -66,6 +69,8 @@ class _Worker:
 
 
 class _Pool:
+    """The workers and the scheduling loop of ``ordered_map``."""
+
     def __init__(self, fn: Callable, jobs: int) -> None:
         import multiprocessing  # deferred: costs start-up time single-file runs never pay
 
