@@ -78,13 +78,12 @@ def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
             for t, fns in table.items() if fns or t in _MACRO_BODIES}
         dispatch = _DISPATCH_TABLES[(registries, key)] = {
             kind: by_name[name] for kind, name in _kind_names() if name in by_name}
-        _NUMBERS_INERT[id(dispatch)] = NUMBER_KINDS.isdisjoint(by_name)
     return dispatch
 
 
 #: A ``#define`` body that is one integer (``256``, ``(-1)``, ``0xffffffffu``). Its
 #: reparse holds only nodes of the kinds in NUMBER_KINDS (a property test checks this),
-#: so under a dispatch table with no visitor for any of them it is not reparsed at all:
+#: so under a dispatch table with no entry for any of them it is not reparsed at all:
 #: more than half the bodies of the benchmark corpus, 43% of CUTLASS's.
 NUMBER_BODY = re.compile(
     rb"[ \t(+\-~]*(?:0[xX][0-9A-Fa-f](?:'?[0-9A-Fa-f])*|0[bB][01](?:'?[01])*|[0-9](?:'?[0-9])*)"
@@ -94,15 +93,17 @@ NUMBER_KINDS = frozenset({
     "unary_expression", "update_expression", "number_literal", "user_defined_literal",
     "literal_suffix", "character", "(", ")", "+", "-", "~", "++", "--", ".", "'", ";"})
 
-#: id of a dispatch table -> whether a one-number body can be skipped under it.
-_NUMBERS_INERT: dict[int, bool] = {}
-
 
 @lru_cache(maxsize=1)
 def _kind_names() -> tuple[tuple[int, str], ...]:
     """(kind id, type name) for every node kind of the grammar."""
     language = parser_language()
     return tuple((k, language.node_kind_for_id(k)) for k in range(language.node_kind_count))
+
+
+@lru_cache(maxsize=1)
+def _number_kind_ids() -> tuple[int, ...]:
+    return tuple(k for k, name in _kind_names() if name in NUMBER_KINDS)
 
 
 #: (registries, which conditional visitors are kept) -> dispatch table.
@@ -144,7 +145,7 @@ def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
     """
     src = ctx.src
     get = dispatch.get
-    numbers_inert = _NUMBERS_INERT[id(dispatch)]
+    numbers_inert = not any(kind in dispatch for kind in _number_kind_ids())
     cursor = root.walk()
     first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
     while True:

@@ -206,17 +206,14 @@ def parse_range(src: bytes, start: int, end: int, anchor: Node) -> Tree:
     the statement it ends reach past ``end``. A body with ``//`` in it is parsed as it
     is: a line comment at its end would swallow the ``;``."""
     parser = _range_parser()
-    text = src[start:end]
-    if b"//" in text:
-        parser.included_ranges = [tree_sitter.Range(
-            _point(src, anchor, start), _point(src, anchor, end), start, end)]
-        return parser.parse(src)
+    body = src[start:end]
+    tail = b"" if b"//" in body else b";"
+    text = body + tail
     end_row, end_col = _point(src, anchor, end)
     parser.included_ranges = [tree_sitter.Range(
-        _point(src, anchor, start), (end_row, end_col + 1), start, end + 1)]
-    text += b";"
+        _point(src, anchor, start), (end_row, end_col + len(tail)), start, end + len(tail))]
 
     def read(offset: int, _point: object) -> bytes:
-        return text[offset - start:] if start <= offset <= end else b""
+        return text[offset - start:] if start <= offset < start + len(text) else b""
 
     return parser.parse(read)
