@@ -9,6 +9,7 @@ come here like any other.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,7 @@ NAME_NODES = ("identifier", "type_identifier", "namespace_identifier")
 
 
 @lru_cache(maxsize=1)
-def overloaded_names(table: object) -> frozenset[str]:
+def _overloaded_names(table: object) -> frozenset[str]:
     """CUDA names whose meaning depends on their call's argument count (``overloads.toml``)."""
     return frozenset(name for name, _ in table.overloads)  # type: ignore[attr-defined]
 
@@ -42,7 +43,7 @@ def _known_names() -> frozenset[str]:
 
     table = load_table()
     return frozenset(table.entries) | frozenset(table.macros) | frozenset(table.namespaces) \
-        | overloaded_names(table)
+        | _overloaded_names(table)
 
 
 def resolution_for(ctx: Context, node: Node, name: str) -> "Resolution | None":
@@ -51,7 +52,7 @@ def resolution_for(ctx: Context, node: Node, name: str) -> "Resolution | None":
     A call whose CUDA signature changed (``overloads.toml``) resolves as the CUDA function
     it means, e.g. a 3-argument ``cudaGraphInstantiate`` as ``cudaGraphInstantiateWithFlags``.
     """
-    if name not in overloaded_names(ctx.view.table):
+    if name not in _overloaded_names(ctx.view.table):
         return ctx.view.resolve(name)  # no call of this name means another function
     call = node.parent
     if call is not None and call.type == "call_expression" and call.child_by_field_name("function") == node:
@@ -79,26 +80,37 @@ def target_for(ctx: Context, node: Node, name: str) -> str | None:
     return None
 
 
+def per_name(cache: dict, ctx: Context, node: Node, name: str, compute: Callable):
+    """``compute(ctx, node, name)``, remembered in ``cache`` per target, name and node kind,
+    except for names whose meaning depends on their call (``overloads.toml``): the same few
+    hundred API names recur in every file, and ``rename`` and ``api_status`` ask about
+    each of them."""
+    if name in _overloaded_names(ctx.view.table):
+        return compute(ctx, node, name)
+    key = (ctx.view, name, node.kind_id)
+    found = cache.get(key, _UNSEEN)
+    if found is _UNSEEN:
+        found = cache[key] = compute(ctx, node, name)
+    return found
+
+
+_UNSEEN = object()
+
+
 @REGISTRY.visits(*NAME_NODES, names=in_tables)
 def rename(node: Node, ctx: Context) -> None:
     """Rewrite one identifier leaf (of the file, or of a ``#define`` body reparsed in place)."""
     start, end = node.start_byte, node.end_byte
-    name = ctx.src[start:end].decode("utf-8", "replace")
-    if name in overloaded_names(ctx.view.table):
-        new = target_for(ctx, node, name)  # depends on the call around it
-        new = new.encode() if new is not None else None
-    else:
-        key = (ctx.view, name, node.kind_id)
-        new = _TARGETS.get(key, _UNSEEN)
-        if new is _UNSEEN:
-            found = target_for(ctx, node, name)
-            new = _TARGETS[key] = found.encode() if found is not None else None
+    new = per_name(_TARGETS, ctx, node, ctx.src[start:end].decode("utf-8", "replace"), _encoded_target)
     if new is not None:
         ctx.edit(start, end, new)
         ctx.rewrites += 1
 
 
-#: (mapping view, name, node kind) -> new spelling (bytes) or None, for names whose
-#: rewrite does not depend on their call: the same few hundred API names recur in every file.
+def _encoded_target(ctx: Context, node: Node, name: str) -> bytes | None:
+    new = target_for(ctx, node, name)
+    return new.encode() if new is not None else None
+
+
+#: ``per_name`` cache of ``rename``: the new spelling as bytes, or None.
 _TARGETS: dict[tuple, bytes | None] = {}
-_UNSEEN = object()

@@ -11,7 +11,7 @@ from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.mapping import Status
 from hipport.parse import Node, call_name
-from hipport.rewrite.identifiers import NAME_NODES, in_tables, overloaded_names, resolution_for
+from hipport.rewrite.identifiers import NAME_NODES, in_tables, per_name, resolution_for
 from hipport.rule import Rule
 from hipport.versions import short_version
 from hipport.registry import any_bytes_of, any_word_of
@@ -224,21 +224,13 @@ _STATUS_RULES = {
 
 @REGISTRY.visits(*NAME_NODES, names=in_tables)
 def api_status(node: Node, ctx: Context) -> None:
-    name = ctx.text(node)
-    if name in overloaded_names(ctx.view.table):
-        found = _status(ctx, node, name)  # depends on the call around it
-    else:
-        found = _STATUS.get((ctx.view, name), _UNSEEN)
-        if found is _UNSEEN:
-            found = _STATUS[(ctx.view, name)] = _status(ctx, node, name)
+    found = per_name(_STATUS, ctx, node, ctx.text(node), _status)
     if found is not None:
         ctx.report(found[0], node, found[1], found[2])
 
 
-#: (mapping view, name) -> what ``_status`` says, for names whose status does not depend
-#: on their call: the same few hundred API names recur in every file.
+#: ``per_name`` cache of ``api_status``: what ``_status`` says.
 _STATUS: dict[tuple, tuple | None] = {}
-_UNSEEN = object()
 
 
 def _status(ctx: Context, node: Node, name: str) -> tuple[Rule, str, str] | None:
