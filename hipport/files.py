@@ -158,7 +158,11 @@ def resolved(path: Path) -> Path:
     """``path.resolve()`` through its directory, which many files share (a tree of 100,000
     files would otherwise pay tens of thousands of lstat calls). The last component is
     not followed: writes replace a symlink there rather than write through it."""
-    return Path(_resolved_dir(os.path.dirname(os.path.abspath(path))), path.name)
+    return Path(_resolved_str(path))
+
+
+def _resolved_str(path: Path) -> str:
+    return os.path.join(_resolved_dir(os.path.dirname(os.path.abspath(path))), path.name)
 
 
 def output_path(out_root: Path, rel: Path) -> Path:
@@ -167,7 +171,7 @@ def output_path(out_root: Path, rel: Path) -> Path:
     Compared as strings: ``Path.parents`` builds a path object per ancestor, which cost
     more than converting a small file."""
     path = out_root / rel
-    target = os.path.join(_resolved_dir(os.path.dirname(os.path.abspath(path))), path.name)
+    target = _resolved_str(path)
     root = _resolved_dir(os.path.abspath(out_root))
     if target != root and not target.startswith(os.path.join(root, "")):
         raise ValueError(f"output path {target} escapes the output directory {root}")
@@ -203,16 +207,17 @@ def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> b
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = _temporary_beside(path)
     try:
+        mode = os.stat(mode_from).st_mode & 0o7777 if mode_from is not None else None
         try:
             _write_all(fd, data)
-            if mode_from is not None and hasattr(os, "fchmod"):
-                os.fchmod(fd, os.stat(mode_from).st_mode & 0o7777)
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
             if replacing:
                 os.fsync(fd)
         finally:
             os.close(fd)
-        if mode_from is not None and not hasattr(os, "fchmod"):
-            os.chmod(tmp, os.stat(mode_from).st_mode & 0o7777)
+        if mode is not None and not hasattr(os, "fchmod"):
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:
