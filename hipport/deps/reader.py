@@ -51,18 +51,13 @@ def read_repo(root: Path, source_extensions: tuple[str, ...]) -> RepoFacts:
         facts.requirements += reqs
         facts.issues += issues
         facts.manifests.append(files.rel(path))
-    for path in files.conda:
-        reqs, findings, issues = read_environment(path, files.rel(path))
-        facts.requirements += reqs
-        facts.findings += findings
-        facts.issues += issues
-        facts.manifests.append(files.rel(path))
-    for path in files.dockerfiles:
-        reqs, findings, issues = read_dockerfile(path, files.rel(path))
-        facts.requirements += reqs
-        facts.findings += findings
-        facts.issues += issues
-        facts.manifests.append(files.rel(path))
+    for paths, read in ((files.conda, read_environment), (files.dockerfiles, read_dockerfile)):
+        for path in paths:
+            reqs, findings, issues = read(path, files.rel(path))
+            facts.requirements += reqs
+            facts.findings += findings
+            facts.issues += issues
+            facts.manifests.append(files.rel(path))
     if files.gitmodules is not None:
         findings, issues = read_gitmodules(files.gitmodules, root, files.cuda)
         facts.findings += findings
