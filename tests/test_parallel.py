@@ -156,3 +156,25 @@ def test_the_run_never_ends_early_whatever_the_timing() -> None:
         seen.append(result)
         time.sleep(0.001 if result % 50 else 0.05)  # the parent writing files, one large
     assert seen == list(range(count))
+
+
+def test_a_file_that_kills_its_worker_is_an_error_naming_the_cause(tree: Path, monkeypatch) -> None:
+    """At the pipeline's level: the files of the dead worker's chunk come back as errors
+    (``pipeline._lost``), every other file is processed, and the order holds."""
+    import hipport.pipeline as pipeline
+
+    expected = [r.path for r in run_paths([tree], Options(jobs=1))]
+    real = pipeline.process
+
+    def crashing(sf, options):
+        if sf.path.name == "k7.cu":
+            os._exit(9)  # what a segfault in the native parser looks like from outside
+        return real(sf, options)
+
+    monkeypatch.setattr(pipeline, "process", crashing)  # forked workers inherit it
+    results = list(run_paths([tree], Options(jobs=2)))
+    assert [r.path for r in results] == expected
+    lost = [r for r in results if r.status == "error"]
+    assert "k7.cu" in {Path(r.path).name for r in lost}
+    assert all(r.error == "internal: worker process died (exit code 9)" for r in lost)
+    assert len(lost) <= CHUNK
