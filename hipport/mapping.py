@@ -2,14 +2,19 @@
 
 Data lives in ``mappings/`` (installed as ``hipport.mappings``):
 
-- ``api/<family>.json``: generated from HIPIFY's tables by ``tools/gen_mappings.py``;
-  one row per CUDA name with the HIP and ROC names and their version cells.
+- ``api/<family>.json``: generated from two editions of HIPIFY's tables by
+  ``tools/gen_mappings.py``; one row per CUDA name with the HIP and ROC names and their
+  version cells (the newer edition's), plus ``spans``: the timeline of HIP spellings of the
+  names whose spelling changed between releases or whose cells a header overrode
+  (``hipport.timeline``; rules in ``timeline.toml``).
 - ``families.toml``: family order, library names and policies.
 - ``headers.toml``, ``namespaces.toml``, ``macros.toml``, ``overloads.toml``: curated by
   hand, with sources.
 
 A ``MappingTable`` is the data; ``MappingTable.view(rocm)`` is the data seen from one target.
-``MappingView.resolve`` decides, in this order (first match wins):
+``MappingView.resolve`` first takes, for a name with spans, the HIP name and HIP cells of
+the span valid on the target (``cublasScnrm2_v2`` is ``hipblasScnrm2_v2`` until ROCm 7.0,
+``hipblasScnrm2`` from it), then decides, in this order (first match wins):
 
 1. no target name → UNSUPPORTED;
 2. ``removed <= rocm`` → REMOVED;
@@ -60,6 +65,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from hipport.datafiles import cache_dir, mappings
+from hipport.timeline import Span, entry_at, later_spelling, parse_spans
 from hipport.versions import NAMED_RELEASES, Version, parse_version, short_version
 
 if sys.version_info >= (3, 11):
@@ -104,6 +110,7 @@ class ApiEntry:
     roc_changed: tuple[Version, ...]
     roc_removed: Version | None
     roc_experimental: Experimental
+    spans: tuple[Span, ...] = ()  # the HIP spellings over time; empty: the row is the only one
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +208,8 @@ class _Rows:
         self.rows: dict[str, list[Any]] = {r[0]: r for r in doc["rows"]}
         cols = doc["columns"]
         self._idx = {c: cols.index(c) for c in cols}
+        self.spans: dict[str, list[list[Any]]] = doc.get("spans") or {}
+        self._span_columns: list[str] = doc.get("span_columns") or []
 
     def cell(self, row: list[Any], column: str) -> Any:
         return row[self._idx[column]]
@@ -240,6 +249,7 @@ class _Rows:
             roc_added=v("roc_added"), roc_deprecated=v("roc_deprecated"),
             roc_changed=vs("roc_changed"), roc_removed=v("roc_removed"),
             roc_experimental=e("roc_experimental"),
+            spans=parse_spans(self._span_columns, self.spans[name]) if name in self.spans else (),
         )
 
 
@@ -345,8 +355,9 @@ class MappingTable:
             for cuda in sorted(self._owner):
                 fam = self._rows[self._owner[cuda]]
                 row = fam.rows[cuda]
-                for col in ("hip", "roc"):
-                    target = fam.cell(row, col)
+                targets = [fam.cell(row, "hip"), fam.cell(row, "roc")]
+                targets += [span[0] for span in fam.spans.get(cuda, ())]
+                for target in targets:
                     if target is not None and cuda not in reverse.get(target, ()):
                         reverse.setdefault(target, []).append(cuda)
             self._reverse = reverse
@@ -375,6 +386,8 @@ class MappingView:
         return found  # type: ignore[return-value]
 
     def _resolve(self, e: ApiEntry) -> Resolution:
+        if e.spans:
+            e = entry_at(e, self.rocm)
         fam = self.table.families[e.family]
         tgt = short_version(self.rocm)
         notes: list[str] = []
@@ -419,6 +432,9 @@ class MappingView:
         if name is not None and e.hip_unsupported_cuda and name == e.hip:
             notes.append("not a drop-in for code written against CUDA "
                          + ", ".join(short_version(v) for v in e.hip_unsupported_cuda))
+        later = later_spelling(e, self.rocm) if name is not None and name == e.hip else None
+        if later is not None:
+            notes.append(later)
         changed_by_target = [short_version(v) for v in changed if v <= self.rocm]
         if name is not None and changed_by_target:
             notes.append(f"{name} changed in ROCm {', '.join(changed_by_target)}")
@@ -626,6 +642,7 @@ def describe(table: MappingTable, name: str, targets: tuple[Version, ...], *,
             "roc_cells": {"A": _fmt(e.roc_added), "D": _fmt(e.roc_deprecated),
                           "C": _fmt_many(e.roc_changed), "R": _fmt(e.roc_removed),
                           "E": _fmt_exp(e.roc_experimental)},
+            "spans": [{"hip": s.hip, "range": s.range_text(), "note": s.note} for s in e.spans],
             "targets": {},
         }
         for v in views:
@@ -661,6 +678,9 @@ def format_description(desc: dict[str, Any]) -> str:
         for side in ("cuda", "hip", "roc"):
             cells = "  ".join(f"{k} {v}" for k, v in e[f"{side}_cells"].items())
             lines.append(f"  {side.upper():<4}  {cells}")
+        for span in e["spans"]:
+            lines.append(f"  HIP spelling {span['hip'] or '-'}: {span['range']}"
+                         + (f" — {span['note']}" if span["note"] else ""))
         width = max(len(t) for t in e["targets"]) + 1
         for t, r in e["targets"].items():
             if r["apply"] and r["target"]:

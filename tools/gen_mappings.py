@@ -1,10 +1,14 @@
 """Regenerate ``mappings/api/<family>.json`` from HIPIFY's markdown support tables.
 
-    python tools/gen_mappings.py [TABLES_DIR] [--out DIR]
+    python tools/gen_mappings.py [TABLES_DIR] [--older DIR] [--out DIR]
 
 TABLES_DIR defaults to ``../shared/reference/hipify-tables`` (relative to the repository
-root); ``--out`` defaults to ``mappings/api``. Which table feeds which family, and how
-the joint ``*_HIP_and_ROC`` tables are merged, is data: ``mappings/families.toml``.
+root), the newer (ROCm 7.x) edition; ``--older`` to ``../shared/reference/hipify-tables-6.3``,
+the edition of HIPIFY's ROCm 6.3.0 sync; ``--out`` defaults to ``mappings/api``. Which table
+feeds which family, and how the joint ``*_HIP_and_ROC`` tables are merged, is data:
+``mappings/families.toml``. How the two editions combine into one timeline of HIP spellings
+per CUDA name, and where a HIP header overrides an edition, is data too:
+``mappings/timeline.toml`` (its comments state the rules; ``attach_spans`` applies them).
 
 Why a generator and not a hand-kept table: HIPIFY's tables are the public record of what
 HIP supports and since when; regenerating from them keeps hipport honest when they move.
@@ -39,7 +43,13 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TABLES = REPO.parent / "shared" / "reference" / "hipify-tables"
+#: ``../shared/reference`` beside the repository (``/work/main``), or beside its parent (a
+#: worktree in ``/work/wt/N``): the first that exists.
+REFERENCE = next((p for p in (REPO.parent / "shared" / "reference", REPO.parent.parent / "shared" / "reference")
+                  if p.is_dir()), REPO.parent / "shared" / "reference")
+DEFAULT_TABLES = REFERENCE / "hipify-tables"
+DEFAULT_OLDER = REFERENCE / "hipify-tables-6.3"
+TIMELINE_TOML = REPO / "mappings" / "timeline.toml"
 DEFAULT_OUT = REPO / "mappings" / "api"
 FAMILIES_TOML = REPO / "mappings" / "families.toml"
 GENERATED_BY = "python tools/gen_mappings.py"
@@ -52,10 +62,18 @@ COLUMNS: tuple[str, ...] = (
     "hip_unsupported", "hip_experimental",
     "roc", "roc_added", "roc_deprecated", "roc_changed", "roc_removed", "roc_experimental",
 )
+#: A document's ``spans`` maps a CUDA name to its timeline, when it has more than one HIP
+#: spelling or an override (other rows have none; their row is their one span). A span: the
+#: HIP name valid from ``from`` (inclusive, null: always) until ``until`` (exclusive, null:
+#: still), with that spelling's own cells and why it is there.
+SPAN_COLUMNS: tuple[str, ...] = (
+    "hip", "from", "until", "hip_added", "hip_deprecated", "hip_changed", "hip_removed",
+    "hip_unsupported", "hip_experimental", "note",
+)
 SIDE_COLUMNS = {
     "cuda": COLUMNS[3:7],
     "hip": COLUMNS[7:14],
-    "roc": COLUMNS[14:],
+    "roc": COLUMNS[14:20],
 }
 _GROUPS = {"CUDA": "cuda", "HIP": "hip", "ROC": "roc", "MIOPEN": "roc"}
 _LETTERS = {"A": "added", "D": "deprecated", "C": "changed", "R": "removed",
@@ -240,9 +258,12 @@ def merge_family(hip: ParsedTable | None, roc: ParsedTable | None,
     return merged
 
 
-def build_families(tables_dir: Path, families: dict[str, dict]) -> tuple[dict[str, dict], dict[str, MergeStats]]:
-    """Every family's JSON document, and the merge statistics per family."""
-    docs: dict[str, dict] = {}
+def family_rows(tables_dir: Path, families: dict[str, dict]) -> tuple[
+        dict[str, dict[str, dict[str, object]]], dict[str, list[str]], dict[str, MergeStats]]:
+    """Per family (split families apart): its merged rows, its source files, and the merge
+    statistics per parent family."""
+    rows_by: dict[str, dict[str, dict[str, object]]] = {}
+    sources: dict[str, list[str]] = {}
     stats: dict[str, MergeStats] = {}
     for fam, meta in families.items():
         if "parent" in meta:
@@ -251,32 +272,156 @@ def build_families(tables_dir: Path, families: dict[str, dict]) -> tuple[dict[st
         parsed = {role: parse_table(tables_dir / meta[role]) for role in ("hip", "roc", "joint") if role in meta}
         rows = merge_family(parsed.get("hip"), parsed.get("roc"), parsed.get("joint"), st)
         assign_kinds(rows)
-        sources = sorted(meta[r] for r in ("hip", "roc", "joint") if r in meta)
-        children = {c: m for c, m in families.items() if m.get("parent") == fam}
-        for child, cmeta in children.items():
-            moved = {n: r for n, r in rows.items() if r["section"] in cmeta["sections"]}
-            for n in moved:
-                del rows[n]
-            docs[child] = _document(child, moved, sources)
-        docs[fam] = _document(fam, rows, sources)
+        srcs = sorted(meta[r] for r in ("hip", "roc", "joint") if r in meta)
+        for child, cmeta in families.items():
+            if cmeta.get("parent") == fam:
+                rows_by[child] = {n: r for n, r in rows.items() if r["section"] in cmeta["sections"]}
+                sources[child] = srcs
+                for n in rows_by[child]:
+                    del rows[n]
+        rows_by[fam], sources[fam] = rows, srcs
+    return rows_by, sources, stats
+
+
+def build_families(tables_dir: Path, families: dict[str, dict], older_dir: Path | None = None,
+                   timeline: dict | None = None) -> tuple[dict[str, dict], dict[str, MergeStats]]:
+    """Every family's JSON document, and the merge statistics per family.
+
+    With ``older_dir`` (and the parsed ``timeline.toml``), every row also gets its
+    timeline of HIP spellings (``attach_spans``); families the older edition has no table
+    for (cuSPARSELt, cuTENSOR, cuFile in the 6.3 edition) keep the newer edition's rows."""
+    rows_by, sources, stats = family_rows(tables_dir, families)
+    older_sources: dict[str, list[str]] = {}
+    if older_dir is not None:
+        timeline = timeline if timeline is not None else load_timeline()
+        present = {fam: meta for fam, meta in families.items()
+                   if all((older_dir / meta[r]).is_file() for r in ("hip", "roc", "joint") if r in meta)
+                   and ("parent" not in meta or all((older_dir / families[meta["parent"]][r]).is_file()
+                                                    for r in ("hip", "roc", "joint") if r in families[meta["parent"]]))}
+        old_rows, older_sources, _ = family_rows(older_dir, present)
+        attach_spans(rows_by, old_rows, timeline)
+    docs = {fam: _document(fam, rows, sources[fam], older_sources.get(fam)) for fam, rows in rows_by.items()}
     return docs, stats
 
 
-def _document(family: str, rows: dict[str, dict[str, object]], sources: list[str]) -> dict:
+@dataclass(frozen=True)
+class Override:
+    """One ``[[overrides]]`` entry of ``timeline.toml`` (see that file)."""
+
+    action: str  # switch | newer
+    at: str | None
+    cells: dict[str, object]
+    reason: str
+
+
+def load_timeline(path: Path = TIMELINE_TOML) -> dict:
+    with path.open("rb") as f:
+        return tomllib.load(f)
+
+
+def _overrides(timeline: dict) -> dict[str, Override]:
+    out: dict[str, Override] = {}
+    for item in timeline.get("overrides", []):
+        action = item["action"]
+        if action not in ("switch", "newer") or (action == "switch") != ("at" in item):
+            raise TableError(f"timeline.toml: bad override {item}")
+        for cell in item.get("set", {}):
+            if cell not in SIDE_COLUMNS["hip"]:
+                raise TableError(f"timeline.toml: {cell!r} is not a HIP cell")
+        ov = Override(action, item.get("at"), dict(item.get("set", {})), f"{item['reason']} [{item['source']}]")
+        for name in item["names"]:
+            if name in out:
+                raise TableError(f"timeline.toml: {name} overridden twice")
+            out[name] = ov
+    return out
+
+
+def _span(row: dict[str, object], start: str | None, until: str | None, note: str) -> list[object]:
+    values = {"from": start, "until": until, "note": note or None}
+    return [values[c] if c in values else row.get(c) for c in SPAN_COLUMNS]
+
+
+def _version_key(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split("."))
+
+
+def default_switch(new: dict[str, object], synced: str) -> str | None:
+    """When the newer edition's spelling takes over: its first C after the older edition's
+    sync release, else its A when that is after the sync; None when the row cannot say."""
+    after = sorted((v for v in new.get("hip_changed") or () if _version_key(v) > _version_key(synced)),
+                   key=_version_key)
+    if after:
+        return str(after[0])
+    added = new.get("hip_added")
+    return str(added) if added and _version_key(str(added)) > _version_key(synced) else None
+
+
+def attach_spans(rows_by: dict[str, dict[str, dict[str, object]]],
+                 old_by: dict[str, dict[str, dict[str, object]]], timeline: dict) -> None:
+    """Set every row's ``spans`` from the two editions and ``timeline.toml`` (whose
+    comments state the rules). Unused or ineffective overrides are errors: a stale
+    override would silently stop meaning what its reason says."""
+    synced = str(timeline["older"]["synced_to"])
+    overrides = _overrides(timeline)
+    used: set[str] = set()
+    for fam, rows in rows_by.items():
+        old_rows = old_by.get(fam, {})
+        for name, row in rows.items():
+            row["spans"] = None
+            old = old_rows.get(name)
+            ov = overrides.get(name)
+            if ov is not None:
+                used.add(name)
+            old_hip = old.get("hip") if old else None
+            if ov is not None and ov.action == "newer":
+                row.update(ov.cells)
+                row["spans"] = [_span(row, None, None, ov.reason)]
+                continue
+            if old is None or old_hip is None or old_hip == row["hip"]:
+                if ov is not None:
+                    raise TableError(f"timeline.toml: {name}: both editions agree, nothing to switch")
+                continue
+            if row["hip"] is None:
+                raise TableError(f"{name}: only the older edition names it ({old_hip}); not modelled")
+            switch = ov.at if ov is not None else default_switch(row, synced)
+            if switch is None:
+                raise TableError(f"{name}: the editions disagree ({old_hip} / {row['hip']}) and no "
+                                 f"switch release is known: add an override to mappings/timeline.toml")
+            older = dict(old)
+            if older.get("hip_experimental") == synced and row.get("hip_experimental") is None:
+                older["hip_experimental"] = None
+            note = ov.reason if ov is not None else ""
+            row["spans"] = [
+                _span(older, None, switch, f"HIPIFY's ROCm {synced} edition"),
+                _span(row, switch, None, note),
+            ]
+    unused = sorted(set(overrides) - used)
+    if unused:
+        raise TableError(f"timeline.toml: overrides for names no table lists: {', '.join(unused)}")
+
+
+def _document(family: str, rows: dict[str, dict[str, object]], sources: list[str],
+              older_sources: list[str] | None = None) -> dict:
     sections = sorted({str(r["section"]) for r in rows.values()})
     index = {s: i for i, s in enumerate(sections)}
     packed = []
     for name in sorted(rows):
         r = dict(rows[name], section=index[str(rows[name]["section"])])
         packed.append([r[c] for c in COLUMNS])
-    return {
+    spans = {name: rows[name]["spans"] for name in sorted(rows) if rows[name].get("spans")}
+    doc = {
         "columns": list(COLUMNS),
         "family": family,
         "generated_by": GENERATED_BY,
         "rows": packed,
         "sections": sections,
         "sources": sources,
+        "span_columns": list(SPAN_COLUMNS),
+        "spans": spans,
     }
+    if older_sources:
+        doc["older_sources"] = older_sources
+    return doc
 
 
 def dumps(doc: dict) -> str:
@@ -286,6 +431,9 @@ def dumps(doc: dict) -> str:
         if key == "rows":
             body = ",\n".join(json.dumps(r, separators=(",", ":")) for r in doc[key])
             parts.append(f'"rows":[\n{body}\n]')
+        elif key == "spans" and doc[key]:
+            body = ",\n".join(f"{json.dumps(n)}:{json.dumps(v, separators=(',', ':'))}" for n, v in doc[key].items())
+            parts.append(f'"spans":{{\n{body}\n}}')
         else:
             parts.append(f"{json.dumps(key)}:{json.dumps(doc[key], sort_keys=True, separators=(',', ':'))}")
     return "{\n" + ",\n".join(parts) + "\n}\n"
@@ -296,9 +444,9 @@ def load_families(path: Path = FAMILIES_TOML) -> dict[str, dict]:
         return tomllib.load(f)["families"]
 
 
-def generate(tables_dir: Path, out_dir: Path) -> dict[str, MergeStats]:
+def generate(tables_dir: Path, out_dir: Path, older_dir: Path | None = DEFAULT_OLDER) -> dict[str, MergeStats]:
     """Write every ``<family>.json`` into ``out_dir``; return the merge statistics."""
-    docs, stats = build_families(tables_dir, load_families())
+    docs, stats = build_families(tables_dir, load_families(), older_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     for fam, doc in sorted(docs.items()):
         (out_dir / f"{fam}.json").write_text(dumps(doc), encoding="utf-8", newline="\n")
@@ -308,9 +456,11 @@ def generate(tables_dir: Path, out_dir: Path) -> dict[str, MergeStats]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tables", nargs="?", type=Path, default=DEFAULT_TABLES)
+    parser.add_argument("--older", type=Path, default=DEFAULT_OLDER,
+                        help="the older HIPIFY edition (default: %(default)s)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
-    stats = generate(args.tables, args.out)
+    stats = generate(args.tables, args.out, args.older)
     for fam, st in sorted(stats.items()):
         for side in ("hip", "roc"):
             if st.from_joint[side] or st.disagreements[side]:
