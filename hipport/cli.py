@@ -488,19 +488,20 @@ def deps_command(ctx: click.Context, repos: tuple[Path, ...], fmt: str, output: 
     environment.yml, Dockerfiles, .gitmodules and the Python imports; scans the repository's
     own CUDA sources with the HP rules. Every lost point is attributed in the output.
     """
-    from hipport.deps import assess
+    from hipport.deps import assess_or_fail
+    from hipport.deps.model import Failure
     from hipport.deps.render import render
 
-    missing = [r for r in repos if not r.is_dir()]
-    for r in missing:
-        click.echo(f"hipport: error: {r}: not a directory (expected a repository checkout)", err=True)
-    if missing:
-        ctx.exit(EXIT_USAGE)
     if len(repos) > 1 and fmt not in ("jsonl", "text"):
         click.echo("hipport: error: several repositories need --format jsonl (or text)", err=True)
         ctx.exit(EXIT_USAGE)
-    opts = build_options(ctx, list(repos))
-    results = [assess(r, opts, scan_own_sources=not no_kernels) for r in repos]
+    # Each repository with its own [tool.hipport]; a broken one is a Failure, not the end.
+    results = [assess_or_fail(r, lambda r=r: build_options(ctx, [r]), scan_own_sources=not no_kernels)
+               for r in repos]
+    failures = [a for a in results if isinstance(a, Failure)]
+    for f in failures:
+        click.echo(f"hipport: error: {f.root}: {f.message}", err=True)
+    results = [a for a in results if not isinstance(a, Failure) or fmt in ("jsonl", "text")]
     text = "".join(render(a, fmt) for a in results)
     if output is None:
         click.echo(text, nl=False)
@@ -510,11 +511,12 @@ def deps_command(ctx: click.Context, repos: tuple[Path, ...], fmt: str, output: 
         except OSError as e:
             click.echo(f"hipport: error: {output}: cannot write: {e.strerror or e}", err=True)
             ctx.exit(EXIT_USAGE)
-    for a in results:
+    scored = [a for a in results if not isinstance(a, Failure)]
+    for a in scored:
         for issue in a.issues:
             click.echo(f"hipport: warning: {a.root}/{issue}", err=True)
-    below = fail_under is not None and any(a.score < fail_under for a in results)
-    ctx.exit(EXIT_FINDINGS if below else EXIT_OK)
+    below = fail_under is not None and any(a.score < fail_under for a in scored)
+    ctx.exit(EXIT_USAGE if failures else EXIT_FINDINGS if below else EXIT_OK)
 
 
 # -- rules --------------------------------------------------------------------------

@@ -7,10 +7,11 @@ plan (plan) → render (render). ``assess`` runs them all for one repository.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from hipport.deps.kernels import scan_kernels
-from hipport.deps.model import Assessment
+from hipport.deps.model import Assessment, Failure
 from hipport.deps.plan import porting_plan
 from hipport.deps.reader import read_repo
 from hipport.deps.score import deductions, score_and_grade
@@ -38,3 +39,24 @@ def assess(root: Path, options: Options, *, scan_own_sources: bool = True) -> As
         grade_meaning=meaning, plan=porting_plan(judged, findings, deds),
         kernel_summary=kernel_summary, manifests=facts.manifests,
     )
+
+
+def assess_or_fail(root: Path, make_options: Callable[[], Options], *,
+                   scan_own_sources: bool = True) -> Assessment | Failure:
+    """``assess``, with anything that stops one repository turned into a Failure naming it.
+
+    This is the batch boundary (``deps A B C -f jsonl``): every file-level problem is
+    already a ParseIssue inside the Assessment, so what reaches here is a repository that
+    is not a directory, a bad ``[tool.hipport]`` table, or a bug — and one of those must
+    not lose the other repositories' lines.
+    """
+    if not root.is_dir():
+        return Failure(str(root), "not a directory (expected a repository checkout)")
+    try:
+        options = make_options()
+    except Exception as e:  # click.UsageError / ConfigError: the message names the file
+        return Failure(str(root), getattr(e, "message", None) or str(e))
+    try:
+        return assess(root, options, scan_own_sources=scan_own_sources)
+    except Exception as e:  # noqa: BLE001 - see the docstring: report, never lose the batch
+        return Failure(str(root), f"internal error: {type(e).__name__}: {e}")

@@ -13,11 +13,12 @@ from pathlib import Path
 import yaml
 
 from hipport.deps.codes import dep_finding
+from hipport.deps.lines import LineIndex
 from hipport.deps.model import ParseIssue, Requirement
 from hipport.deps.pep508 import normalize, parse_requirement
 from hipport.deps.pins import index_finding
-from hipport.deps.requirements import INDEX_OPTIONS
-from hipport.deps.walk import read_text
+from hipport.deps.requirements import INDEX_OPTIONS, is_local_path
+from hipport.deps.walk import MAX_ENTRIES, check_depth, read_text
 from hipport.findings import Finding
 
 _CONDA_SPEC = re.compile(r"^\s*(?:(?P<channel>[^:\s]+)::)?(?P<name>[A-Za-z0-9_.\-]+)\s*(?P<version>[^\s=]*=*[^\s]*)?")
@@ -31,35 +32,42 @@ def read_environment(path: Path, rel: str) -> tuple[list[Requirement], list[Find
     """Requirements (conda and pip), CUDA channel findings and problems of one environment file."""
     try:
         text = read_text(path)
+        check_depth(text)
         data = yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as e:
-        return [], [], [ParseIssue(rel, 0, f"cannot parse conda environment: {str(e).splitlines()[0]}")]
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError, RecursionError) as e:
+        why = (str(e).splitlines() or [type(e).__name__])[0]
+        return [], [], [ParseIssue(rel, 0, f"cannot parse conda environment: {why}")]
     if not isinstance(data, dict):
         return [], [], [ParseIssue(rel, 0, "not a conda environment (top level is not a mapping)")]
-    lines = text.splitlines()
+    index = LineIndex(text)
     reqs: list[Requirement] = []
     findings: list[Finding] = []
     issues: list[ParseIssue] = []
     channels = [c for c in _list(data.get("channels")) if isinstance(c, str)]
     for channel in channels:
         if CUDA_CHANNELS.search(channel):
-            findings.append(dep_finding("HP501", rel, _line_of(lines, channel),
+            findings.append(dep_finding("HP501", rel, index.item(channel),
                                         f"conda channel {channel!r} serves CUDA builds",
                                         "Drop the channel; install ROCm PyTorch with pip from the PyTorch ROCm index."))
     for dep in _list(data.get("dependencies")):
+        if len(reqs) >= MAX_ENTRIES:
+            issues.append(ParseIssue(rel, 0, f"more than {MAX_ENTRIES} dependencies; the rest are not read"))
+            break
         if isinstance(dep, str):
-            req = conda_requirement(dep, rel, _line_of(lines, dep))
+            req = conda_requirement(dep, rel, index.item(dep))
             if req is not None and req.name in _INFRASTRUCTURE:
                 continue
             if req is None:
-                issues.append(ParseIssue(rel, _line_of(lines, dep), f"not a conda spec: {dep!r}"))
+                issues.append(ParseIssue(rel, index.item(dep), f"not a conda spec: {dep!r}"))
             else:
                 reqs.append(req)
         elif isinstance(dep, dict) and isinstance(dep.get("pip"), list):
-            for spec in dep["pip"]:
+            for spec in dep["pip"][:MAX_ENTRIES]:
                 if not isinstance(spec, str):
                     continue
-                line = _line_of(lines, spec)
+                line = index.item(spec)
+                if is_local_path(spec):
+                    continue  # a path the repository ships (./pkg, ../x.whl)
                 if spec.startswith("-"):
                     opt, _, value = spec.replace("=", " ", 1).partition(" ")
                     finding = index_finding(value.strip(), rel, line)
@@ -97,9 +105,3 @@ def conda_requirement(spec: str, rel: str, line: int) -> Requirement | None:
 def _list(value: object) -> list:
     return value if isinstance(value, list) else []
 
-
-def _line_of(lines: list[str], needle: str) -> int:
-    for n, line in enumerate(lines, 1):
-        if needle in line:
-            return n
-    return 0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hipport.deps.codes import dep_finding
 from hipport.deps.model import ParseIssue, Requirement
-from hipport.deps.walk import read_text
+from hipport.deps.walk import parse_python
 from hipport.findings import Finding
 
 #: torch.utils.cpp_extension entry points that compile CUDA at import time.
@@ -40,8 +40,8 @@ def local_modules(python_files: list[Path], root: Path) -> set[str]:
 def read_python(path: Path, rel: str) -> tuple[list[Requirement], list[Finding], list[ParseIssue]]:
     """Imports (as kind="import" requirements), HP511/HP513 findings and parse problems."""
     try:
-        tree = ast.parse(read_text(path), filename=rel)
-    except (OSError, UnicodeDecodeError, ValueError, SyntaxError, RecursionError) as e:
+        tree = parse_python(path, rel)
+    except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as e:
         return [], [], [ParseIssue(rel, getattr(e, "lineno", 0) or 0, f"cannot parse Python: {e}")]
     reqs: list[Requirement] = []
     findings: list[Finding] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from fnmatch import fnmatch
+from fnmatch import fnmatch, translate
 from functools import lru_cache
 
 from hipport.datafiles import mappings
@@ -61,6 +61,9 @@ class KnowledgeBase:
             self._patterns += [(p, entry.key) for p in entry.patterns]
             for imp in entry.imports:
                 self._imports.setdefault(imp, []).append(entry.key)
+        # One alternation instead of an fnmatch per pattern per name: by_name runs once per
+        # requirement, and a 20,000-line manifest must stay linear with a small constant.
+        self._pattern_re = re.compile("|".join(f"({translate(p)})" for p, _ in self._patterns) or "(?!)")
         hints = data["gpu_hints"]
         self._gpu_name = [re.compile(p) for p in hints["name_patterns"]]
         self.cuda_local = re.compile(hints["local_version_pattern"])
@@ -68,7 +71,9 @@ class KnowledgeBase:
 
     def by_name(self, name: str) -> Entry | None:
         name = normalize(name)
-        key = self._names.get(name) or next((k for p, k in self._patterns if fnmatch(name, p)), None)
+        key = self._names.get(name)
+        if key is None and (m := self._pattern_re.match(name)):
+            key = self._patterns[_group_index(m) - 1][1]
         return self.entries.get(key) if key else None
 
     def by_import(self, dotted: str) -> list[Entry]:
@@ -84,6 +89,11 @@ class KnowledgeBase:
         """Does a package name (or URL) suggest CUDA/GPU code?"""
         text = text.lower()
         return any(p.search(text) for p in self._gpu_name)
+
+
+def _group_index(m: re.Match) -> int:
+    """Which top-level alternative matched (translate() adds no capturing groups of its own)."""
+    return next(i for i, g in enumerate(m.groups(), 1) if g is not None)
 
 
 @lru_cache(maxsize=1)

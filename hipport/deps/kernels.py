@@ -49,5 +49,5 @@ def summarize(findings: list[Finding], n_files: int, status: str) -> dict:
 def _rel(path: str, root: Path) -> str:
     try:
         return Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # outside, or a symlink loop (RuntimeError < 3.13)
         return path

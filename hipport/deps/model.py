@@ -29,6 +29,9 @@ class Requirement:
     index_urls: tuple[str, ...] = ()  # index / find-links URLs in effect for this line
     kind: str = "declared"  # declared | constraint | import
     group: str = ""  # extra / dependency group; "" for the main dependencies
+    #: Not needed to run the code: an extra, a dev/optional group, or an import guarded by
+    #: ``try: … except ImportError``. A dependency only ever optional is never a blocker.
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,3 +109,11 @@ class Assessment:
     plan: list[dict]
     kernel_summary: dict
     manifests: list[str]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A repository that could not be assessed at all; a batch reports it and goes on."""
+
+    root: str
+    message: str

@@ -7,6 +7,7 @@ install_requires, conda's pip section), so they all go through ``parse_requireme
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from packaging.markers import Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement
@@ -42,8 +43,8 @@ def applies_on_linux(marker: Marker | None, group: str) -> bool:
         return True  # unknowable here: keep it rather than hide a dependency
 
 
-def parse_requirement(text: str, source: str, line: int, *, group: str = "",
-                      kind: str = "declared", index_urls: tuple[str, ...] = ()) -> Requirement | None:
+def parse_requirement(text: str, source: str, line: int, *, group: str = "", kind: str = "declared",
+                      index_urls: tuple[str, ...] = (), optional: bool = False) -> Requirement | None:
     """Parse one PEP 508 string (or a bare wheel / VCS URL); None when its marker excludes Linux.
 
     Raises ValueError (naming nothing; the caller adds the file) for text that is not a
@@ -52,7 +53,7 @@ def parse_requirement(text: str, source: str, line: int, *, group: str = "",
     text = text.strip()
     url_req = _from_url(text, source, line, group, kind, index_urls)
     if url_req is not None:
-        return url_req
+        return replace(url_req, optional=optional)
     try:
         req = Pep508(text)
     except InvalidRequirement as e:
@@ -65,7 +66,7 @@ def parse_requirement(text: str, source: str, line: int, *, group: str = "",
     return Requirement(
         name=normalize(req.name), source=source, line=line, raw=text, specifier=spec,
         local=local.group(1) if local else "", url=req.url or "", index_urls=index_urls,
-        kind=kind, group=group,
+        kind=kind, group=group, optional=optional,
     )
 
 
@@ -82,7 +83,32 @@ def _from_url(text: str, source: str, line: int, group: str, kind: str,
                            specifier="==" + version, local=local.group(1) if local else "",
                            url=text, index_urls=index_urls, kind=kind, group=group)
     egg = _EGG_RE.search(text)
-    if egg:
-        return Requirement(name=normalize(egg.group(1)), source=source, line=line, raw=text,
-                           url=text, index_urls=index_urls, kind=kind, group=group)
-    raise ValueError(f"a URL with no package name in it: {text!r}")
+    name = egg.group(1) if egg else name_from_url(text)
+    if not name:
+        raise ValueError(f"a URL with no package name in it: {text!r}")
+    return Requirement(name=normalize(name), source=source, line=line, raw=text,
+                       url=text, index_urls=index_urls, kind=kind, group=group)
+
+
+def name_from_url(url: str) -> str:
+    """The project a VCS or archive URL without ``#egg=`` names: its repository's name.
+
+    ``git+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch`` →
+    ``tiny-cuda-nn``; ``https://github.com/o/repo/archive/refs/heads/main.zip`` → ``repo``.
+    The distribution may be called otherwise (tinycudann); imports are matched to it with
+    separators ignored (see ``squash``), so the name only has to be the repository's.
+    """
+    path = re.sub(r"^[a-z+]+://", "", url.split("#")[0].split("?")[0]).rstrip("/")
+    parts = [p for p in path.split("/")[1:] if p]  # drop the host
+    if "archive" in parts:
+        parts = parts[:parts.index("archive")]
+    if not parts:
+        return ""
+    last = re.sub(r"@[^/]*$", "", parts[-1])
+    last = re.sub(r"(\.git|\.zip|\.tar\.gz|\.tgz|\.tar\.bz2)$", "", last)
+    return last if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.\-]*", last) else ""
+
+
+def squash(name: str) -> str:
+    """A name with case and every separator dropped: tiny-cuda-nn and tinycudann agree."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())

@@ -1,7 +1,9 @@
 """pyproject.toml: PEP 621, PEP 735 dependency groups, Poetry, PDM and uv tables.
 
-TOML loses line numbers, so each requirement's line is found by searching the text for its
-name: good enough to point a reader at it, and never used for judgement.
+TOML loses line numbers, so each requirement's line comes from a one-pass LineIndex of the
+text (quoted strings, ``key =`` lines): good enough to point a reader at it, and never used
+for judgement. Extras, optional groups and Poetry ``optional = true`` make a requirement
+optional (``Requirement.optional``): its package is not needed to run the code.
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ import re
 import sys
 from pathlib import Path
 
+from hipport.deps.lines import LineIndex
 from hipport.deps.model import ParseIssue, Requirement
 from hipport.deps.pep508 import normalize, parse_requirement
-from hipport.deps.walk import read_text
+from hipport.deps.walk import MAX_ENTRIES, check_depth, read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -20,25 +23,34 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 _POETRY_SKIP = {"python"}
+#: Poetry groups that hold tooling, not what the code needs to run (installed by default,
+#: but never on the ROCm path of the research code).
+TOOLING_GROUPS = frozenset({"dev", "test", "tests", "lint", "docs", "doc", "typing"})
 
 
 def read_pyproject(path: Path, rel: str) -> tuple[list[Requirement], list[ParseIssue], list[tuple[str, int]]]:
     """Requirements, problems, and (index URL, line) pairs declared in one pyproject.toml."""
     try:
         text = read_text(path)
+        check_depth(text)
         data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, ValueError) as e:  # TOMLDecodeError is a ValueError
-        return [], [ParseIssue(rel, 0, f"cannot parse pyproject.toml: {e}")], []
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:  # TOMLDecodeError is a ValueError
+        return [], [ParseIssue(rel, 0, f"cannot parse pyproject.toml: {e or type(e).__name__}")], []
+    lines = LineIndex(text)
     reqs: list[Requirement] = []
     issues: list[ParseIssue] = []
 
     def add(spec: object, group: str) -> None:
+        if len(reqs) >= MAX_ENTRIES:
+            if len(issues) == 0 or "entries" not in issues[-1].message:
+                issues.append(ParseIssue(rel, 0, f"more than {MAX_ENTRIES} dependencies; the rest are not read"))
+            return
         if not isinstance(spec, str):
             issues.append(ParseIssue(rel, 0, f"dependency {spec!r} in {group or 'dependencies'} is not a string"))
             return
-        line = _line_of(text, spec)
+        line = lines.string(spec)
         try:
-            req = parse_requirement(spec, rel, line, group=group)
+            req = parse_requirement(spec, rel, line, group=group, optional=bool(group))
         except ValueError as e:
             issues.append(ParseIssue(rel, line, str(e)))
             return
@@ -60,18 +72,20 @@ def read_pyproject(path: Path, rel: str) -> tuple[list[Requirement], list[ParseI
     for spec in _list(_table(data, "tool", "uv").get("dev-dependencies")):
         add(spec, "dev")
     poetry = _table(data, "tool", "poetry")
-    reqs += _poetry(poetry.get("dependencies"), "", text, rel, issues)
-    reqs += _poetry(poetry.get("dev-dependencies"), "dev", text, rel, issues)
+    reqs += _poetry(poetry.get("dependencies"), "", False, lines, rel, issues)
+    reqs += _poetry(poetry.get("dev-dependencies"), "dev", True, lines, rel, issues)
     for group, table in _table(poetry, "group").items():
         if isinstance(table, dict):
-            reqs += _poetry(table.get("dependencies"), group, text, rel, issues)
+            optional = table.get("optional") is True or group.lower() in TOOLING_GROUPS
+            reqs += _poetry(table.get("dependencies"), group, optional, lines, rel, issues)
     indexes = [src.get("url", "") for src in _list(poetry.get("source")) + _list(_table(data, "tool", "uv").get("index"))
                if isinstance(src, dict)]
     indexes += [idx.get("url", "") for idx in _list(_table(data, "tool", "pdm").get("source")) if isinstance(idx, dict)]
-    return reqs, issues, [(u, _line_of(text, u)) for u in indexes if isinstance(u, str) and u]
+    return reqs, issues, [(u, lines.string(u)) for u in indexes if isinstance(u, str) and u]
 
 
-def _poetry(table: object, group: str, text: str, rel: str, issues: list[ParseIssue]) -> list[Requirement]:
+def _poetry(table: object, group: str, group_optional: bool, lines: LineIndex, rel: str,
+            issues: list[ParseIssue]) -> list[Requirement]:
     """Poetry's ``name = "^1.2"`` / ``name = {version=…, url=…, git=…}`` into Requirements."""
     if not isinstance(table, dict):
         return []
@@ -79,13 +93,17 @@ def _poetry(table: object, group: str, text: str, rel: str, issues: list[ParseIs
     for name, value in table.items():
         if name.lower() in _POETRY_SKIP:
             continue
+        if len(out) >= MAX_ENTRIES:
+            issues.append(ParseIssue(rel, lines.key(name), f"more than {MAX_ENTRIES} dependencies; the rest are not read"))
+            break
         entries = value if isinstance(value, list) else [value]  # multiple-constraint form
         for entry in entries:
-            version, url = (entry, "") if isinstance(entry, str) else ("", "")
+            version, url, optional = (entry, "", False) if isinstance(entry, str) else ("", "", False)
             if isinstance(entry, dict):
                 version = str(entry.get("version", ""))
                 url = str(entry.get("url") or entry.get("git") or "")
-            line = _line_of_key(text, name)
+                optional = entry.get("optional") is True
+            line = lines.key(name)
             try:
                 spec = poetry_to_pep440(version)
             except ValueError as e:
@@ -93,7 +111,8 @@ def _poetry(table: object, group: str, text: str, rel: str, issues: list[ParseIs
                 spec = ""
             local = re.search(r"\+([A-Za-z0-9.]+)", version)
             out.append(Requirement(name=normalize(name), source=rel, line=line, raw=f"{name} = {entry!r}",
-                                   specifier=spec, local=local.group(1) if local else "", url=url, group=group))
+                                   specifier=spec, local=local.group(1) if local else "", url=url, group=group,
+                                   optional=optional or group_optional))
     return out
 
 
@@ -129,12 +148,3 @@ def _table(data: object, *keys: str) -> dict:
 def _list(value: object) -> list:
     return value if isinstance(value, list) else []
 
-
-def _line_of(text: str, needle: str) -> int:
-    at = text.find(needle)
-    return text.count("\n", 0, at) + 1 if at >= 0 else 0
-
-
-def _line_of_key(text: str, key: str) -> int:
-    m = re.search(rf'^[ \t]*"?{re.escape(key)}"?[ \t]*=', text, re.MULTILINE)
-    return text.count("\n", 0, m.start()) + 1 if m else _line_of(text, key)

@@ -17,16 +17,16 @@ from hipport.deps.pyproject import read_pyproject
 from hipport.deps.requirements import read_requirements
 from hipport.deps.setuppy import read_setup_cfg, read_setup_py
 from hipport.deps.submodules import read_gitmodules
-from hipport.deps.walk import discover
+from hipport.deps.walk import discover, real_path
 
 
 def read_repo(root: Path, source_extensions: tuple[str, ...]) -> RepoFacts:
     files = discover(root, source_extensions)
     root = files.root
-    facts = RepoFacts(root=str(root))
+    facts = RepoFacts(root=str(root), issues=list(files.issues))
     seen: set[Path] = set()
     for path in files.requirements:
-        if path.resolve() in seen:  # already read as another file's -r include
+        if real_path(path) in seen:  # already read as another file's -r include
             continue
         reqs, issues, findings = read_requirements(path, root, seen=seen)
         facts.requirements += reqs

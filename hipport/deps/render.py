@@ -11,7 +11,7 @@ import html
 import json
 
 from hipport import __version__
-from hipport.deps.model import Assessment, Verdict
+from hipport.deps.model import Assessment, Failure, Verdict
 from hipport.deps.score import __doc__ as FORMULA
 from hipport.report.json import finding_dict
 from hipport.versions import short_version
@@ -47,7 +47,19 @@ def assessment_dict(a: Assessment) -> dict:
     }
 
 
-def render(a: Assessment, fmt: str) -> str:
+def failure_dict(f: Failure) -> dict:
+    """A repository that could not be scored: same envelope, no score, the reason."""
+    return {"schema": SCHEMA_VERSION, "version": __version__, "command": "deps",
+            "repository": f.root, "score": None, "grade": None, "error": f.message}
+
+
+def render(a: Assessment | Failure, fmt: str) -> str:
+    if isinstance(a, Failure):
+        d = failure_dict(a)
+        if fmt in ("json", "jsonl"):
+            return json.dumps(d, indent=2 if fmt == "json" else None, ensure_ascii=False,
+                              separators=None if fmt == "json" else (",", ":")) + "\n"
+        return f"{a.root}: not scored: {a.message}\n"
     d = assessment_dict(a)
     if fmt == "json":
         return json.dumps(d, indent=2, ensure_ascii=False) + "\n"

@@ -2,6 +2,12 @@
 
 Only the requirement-file syntax pip documents is read; nothing is installed or fetched.
 Includes (``-r``/``-c``) are followed only inside the repository, once each.
+
+Why our own reader and not a library: `requirements-parser` (0.13) drops index URLs and
+constraints, does not join backslash continuations and opens ``-r`` targets anywhere on disk;
+`pip-requirements-parser` vendors a 2022 copy of pip. The requirement strings themselves
+go through ``packaging`` (pip's own PEP 508 parser); this module only handles the file
+syntax around them, and tests/test_deps_parsers.py has a case for each form pip documents.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from pathlib import Path
 from hipport.deps.model import ParseIssue, Requirement
 from hipport.deps.pep508 import parse_requirement
 from hipport.deps.pins import index_finding
-from hipport.deps.walk import is_inside, read_text
+from hipport.deps.walk import MAX_ENTRIES, is_inside, read_text, real_path
 from hipport.findings import Finding
 
 INDEX_OPTIONS = ("--index-url", "-i", "--extra-index-url", "--find-links", "-f")
@@ -49,9 +55,12 @@ def read_requirements(path: Path, root: Path, *, kind: str = "declared",
     """Requirements of ``path`` and the files it includes, problems, and CUDA-index findings."""
     seen = set() if seen is None else seen
     rel = path.relative_to(root).as_posix() if is_inside(path, root) else str(path)
-    if path.resolve() in seen:
+    real = real_path(path)
+    if real is None:
+        return [], [ParseIssue(rel, 0, "cannot read requirements file: symlink loop")], []
+    if real in seen:
         return [], [], []
-    seen.add(path.resolve())
+    seen.add(real)
     try:
         text = read_text(path)
     except (OSError, UnicodeDecodeError, ValueError) as e:
@@ -67,13 +76,18 @@ def read_requirements(path: Path, root: Path, *, kind: str = "declared",
             continue
         opt, _, inline_value = words[0].partition("=")
         parsed.append((n, line, opt, inline_value or (words[1] if len(words) > 1 else "")))
-    # pip applies index options to the whole file, wherever they are written.
-    indexes = [value for _, _, opt, value in parsed if opt in INDEX_OPTIONS]
+    if len(parsed) > MAX_ENTRIES:
+        issues.append(ParseIssue(rel, parsed[MAX_ENTRIES][0],
+                                 f"more than {MAX_ENTRIES} entries; the rest of the file is not read"))
+        del parsed[MAX_ENTRIES:]
+    # pip applies index options to the whole file, wherever they are written. One tuple
+    # shared by every requirement: a copy each made memory quadratic (#17).
+    indexes = tuple(value for _, _, opt, value in parsed if opt in INDEX_OPTIONS)
     findings = [f for n, _, opt, value in parsed if opt in INDEX_OPTIONS
                 for f in [index_finding(value, rel, n)] if f is not None]
     for n, line, opt, value in parsed:
         if opt in _INCLUDE_OPTS:
-            target = (path.parent / value).resolve()
+            target = real_path(path.parent / value) or path.parent / value
             if not value or not is_inside(target, root):
                 issues.append(ParseIssue(rel, n, f"include {value!r} is outside the repository; not read"))
             elif not target.is_file():
@@ -89,6 +103,9 @@ def read_requirements(path: Path, root: Path, *, kind: str = "declared",
         elif opt in ("-e", "--editable"):
             if "://" in value or value.startswith("git+"):
                 _add(reqs, issues, value, rel, n, kind, indexes)
+            # else a local checkout (-e . / -e ./sub): the repository itself, read on its own
+        elif is_local_path(opt):
+            continue  # ./wheels/x.whl, ../pkg, /abs/path: a local file the repository ships
         elif opt.startswith("-"):
             if not opt.startswith(_IGNORED_OPTS):
                 issues.append(ParseIssue(rel, n, f"unknown option {opt!r} ignored"))
@@ -98,10 +115,15 @@ def read_requirements(path: Path, root: Path, *, kind: str = "declared",
     return reqs, issues, findings
 
 
+def is_local_path(word: str) -> bool:
+    """pip accepts a local directory or archive path where a requirement would go."""
+    return word in (".", "..") or word.startswith(("./", "../", "/", "~/", "file:"))
+
+
 def _add(reqs: list[Requirement], issues: list[ParseIssue], text: str, rel: str, line: int,
-         kind: str, indexes: list[str]) -> None:
+         kind: str, indexes: tuple[str, ...]) -> None:
     try:
-        req = parse_requirement(text, rel, line, kind=kind, index_urls=tuple(indexes))
+        req = parse_requirement(text, rel, line, kind=kind, index_urls=indexes)
     except ValueError as e:
         issues.append(ParseIssue(rel, line, str(e)))
         return

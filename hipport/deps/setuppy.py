@@ -14,7 +14,7 @@ from pathlib import Path
 from hipport.deps.codes import dep_finding
 from hipport.deps.model import ParseIssue, Requirement
 from hipport.deps.pep508 import parse_requirement
-from hipport.deps.walk import read_text
+from hipport.deps.walk import parse_python, read_text
 from hipport.findings import Finding
 
 #: Calls that build a CUDA extension (torch's, and the common CMake/pybind wrappers).
@@ -25,8 +25,8 @@ CUDA_SUFFIXES = (".cu", ".cuh")
 def read_setup_py(path: Path, rel: str) -> tuple[list[Requirement], list[Finding], list[ParseIssue], set[str]]:
     """Requirements, CUDA-extension findings, problems and the extension module names."""
     try:
-        tree = ast.parse(read_text(path), filename=rel)
-    except (OSError, UnicodeDecodeError, ValueError, SyntaxError, RecursionError) as e:
+        tree = parse_python(path, rel)
+    except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as e:
         return [], [], [ParseIssue(rel, getattr(e, "lineno", 0) or 0, f"cannot parse setup.py: {e}")], set()
     names = _module_literals(tree)
     reqs: list[Requirement] = []
@@ -98,7 +98,7 @@ def _add_all(reqs: list[Requirement], issues: list[ParseIssue], specs: list[str]
         return
     for spec in specs:
         try:
-            req = parse_requirement(spec, rel, line, group=group)
+            req = parse_requirement(spec, rel, line, group=group, optional=bool(group))
         except ValueError as e:
             issues.append(ParseIssue(rel, line, str(e)))
             continue
