@@ -20,6 +20,7 @@ from hipport.findings import Finding
 from hipport.guards import cuda_only_ranges
 from hipport.options import Options
 from hipport.parse import Node, Tree
+from hipport.preprocessor import Branches, model
 from hipport.rule import Rule
 
 if TYPE_CHECKING:
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
 _SUPPRESS_RE = re.compile(rb"(?://|/\*).*?hipport:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 ALL = "*"
+#: Rules that report what a CUDA name is under HIP (unmapped, newer, removed, deprecated,
+#: experimental, a CUDA macro): moot where the project provides the name for HIP itself.
+_NAME_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105", "HP106"})
 
 
 @dataclass
@@ -44,6 +48,7 @@ class Context:
     #: True while the walk is in a reparsed ``#define`` body: those nodes belong to
     #: another tree, at this file's offsets, and are inside no function of this tree.
     in_macro_body: bool = False
+    _branches: Branches | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.src)]
@@ -73,6 +78,14 @@ class Context:
             if start > offset:
                 break
         return False
+
+    @property
+    def branches(self) -> Branches:
+        """The branches no pass of the HIP build compiles (``hipport.preprocessor``), worked
+        out when the first finding asks: most files have none to ask about."""
+        if self._branches is None:
+            self._branches = model(self.src, self.path, self.options)
+        return self._branches
 
     def _scan_suppressions(self) -> dict[int, set[str]]:
         out: dict[int, set[str]] = {}
@@ -119,6 +132,10 @@ class Context:
         line, col = self.position(start)
         if self.is_suppressed(rule.code, line):
             return False
+        if self.branches.skipped(start):  # never compiled for HIP, or a condition part that cannot matter
+            return False
+        if rule.code in _NAME_STATUS and self.branches.provides(self.src[start:end].decode("latin-1")):
+            return False  # the project defines this CUDA name itself for its HIP build
         end_line, end_col = self.position(end)
         fix = list(fix)
         fixed = bool(fix) and opts.apply_fixes

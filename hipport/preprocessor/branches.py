@@ -1,0 +1,313 @@
+"""Which ``#if`` branches of a file a HIP build compiles, following the project's headers.
+
+Real ports keep the CUDA and HIP paths in one tree and decide between them in the
+preprocessor, often through macros a project header defines conditionally::
+
+    // common.cuh
+    #if !defined(GGML_USE_HIP) && __CUDA_ARCH__ >= 800
+    #define AMPERE_MMA_AVAILABLE
+    #endif
+    // mma.cuh
+    #include "common.cuh"
+    #ifdef AMPERE_MMA_AVAILABLE
+      asm("mma.sync…");          // never compiled by a HIP build: not a finding
+    #endif
+
+Each pass of the build (``passes``) runs the file's directives in order, entering the
+``#include "…"`` headers it can find next to the including file or the first file
+(once each, at most ``MAX_HEADERS`` of them, ``MAX_DEPTH`` deep, regular files only), and
+records for every branch of the file itself whether the pass takes it (1), skips it (0) or
+cannot tell (None). A branch is *never compiled* when every pass skips it; "maybe" keeps
+the findings, as before this model existed. Nothing here writes or executes anything.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import stat
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from hipport.preprocessor import directives as dv
+from hipport.preprocessor.macros import UNSEEN, Macro, Macros, Recorder
+from hipport.preprocessor.passes import Build, passes
+
+MAX_DEPTH = 24
+MAX_HEADERS = 400
+MAX_HEADER_BYTES = 4 << 20
+_CONDITIONALS = (b"#if", b"# if", b"#el", b"# el", b'#include "', b'# include "')
+
+
+@dataclass
+class Branches:
+    """The answer for one file: byte ranges no pass compiles, and condition parts that
+    cannot change any pass's result."""
+
+    never: list[tuple[int, int]] = field(default_factory=list)  # sorted, disjoint
+    #: per pass, the irrelevant (start, end) spans of conditions the pass evaluated or skipped
+    irrelevant: list[list[tuple[int, int]]] = field(default_factory=list)
+    #: names the project's headers define, typedef or implement where a pass surely compiles
+    from_headers: frozenset[str] = frozenset()
+    #: for the file's own declarations, read only when asked: its bytes, its directives and
+    #: whether some pass surely compiles each gap between them
+    own: tuple[bytes, tuple, tuple[bool, ...]] | None = field(default=None, repr=False)
+    _starts: list[int] = field(default_factory=list, repr=False)
+    _own_names: frozenset[str] | None = field(default=None, repr=False)
+
+    def never_compiled(self, offset: int) -> bool:
+        i = bisect.bisect_right(self._starts, offset) - 1
+        return i >= 0 and offset < self.never[i][1]
+
+    def irrelevant_at(self, offset: int) -> bool:
+        """Inside a condition part that no pass's result depends on."""
+        return bool(self.irrelevant) and all(
+            any(s <= offset < e for s, e in spans) for spans in self.irrelevant)
+
+    def skipped(self, offset: int) -> bool:
+        return self.never_compiled(offset) or self.irrelevant_at(offset)
+
+    def provides(self, name: str) -> bool:
+        """Whether the project itself defines ``name`` (a macro, typedef or function) in
+        code a HIP build surely compiles: its own port of that name."""
+        if name in self.from_headers:
+            return True
+        if self.own is None:
+            return False
+        if self._own_names is None:
+            src, items, sure = self.own
+            gaps = dv.declared(src, items)
+            self._own_names = frozenset().union(*(g for g, ok in zip(gaps, sure) if ok))
+        return name in self._own_names
+
+
+NOTHING = Branches()
+
+
+def analyze(src: bytes, path: str, build: Build) -> Branches:
+    """The branches of ``src`` (the bytes of ``path``) no pass of ``build`` compiles."""
+    if not any(c in src for c in _CONDITIONALS):
+        return NOTHING
+    own = dv.scan(src)
+    if not any(d.kind.startswith(("if", "el")) or d.include for d in own):
+        return NOTHING
+    base = _directory(path)
+    results = [_Pass(macros.copy(), base).run(own, path) for macros in passes(build)]
+    found = _combine(results)
+    found.from_headers = frozenset(
+        key[len(_PROVIDES):] for r in results for key, st in r.macros.table.items()
+        if key.startswith(_PROVIDES) and st is not UNSEEN)
+    own_sure = tuple(any(r.gaps[i] == 1 for r in results) for i in range(len(own) + 1))
+    found.own = (src, tuple(own), own_sure)
+    for r in results:  # the file's own #defines where a pass surely compiles them
+        for d, at in zip(own, r.gaps):
+            if at == 1 and d.kind == "define" and d.macro is not None:
+                found.from_headers |= {d.macro[0]}
+    return found
+
+
+def _directory(path: str) -> Path | None:
+    try:
+        p = Path(path)
+        return p.parent if p.parent.is_dir() else None
+    except (OSError, ValueError):
+        return None
+
+
+class _Pass:
+    """One pass over the file's directives; ``branches[i]`` is the i-th branch's activity."""
+
+    def __init__(self, macros: Macros, top_dir: Path | None) -> None:
+        self.macros = macros
+        self.top_dir = top_dir
+        self.headers = 0  # headers entered, against MAX_HEADERS
+        self.branches: list[tuple[int, int, int | None]] = []
+        self.irrelevant: list[tuple[int, int]] = []
+        self.gaps: list[int | None] = []  # the file's own: activity before each directive, and after
+
+    def run(self, own: list[dv.Directive], path: str) -> "_Pass":
+        self.macros.set(_SEEN + os.path.normpath(path), Macro("1"))  # a header including it
+        self._directives(own, 1, self.top_dir, 0, record=True)
+        return self
+
+    def _directives(self, items: list[dv.Directive] | tuple[dv.Directive, ...], outer: int | None,
+                    here: Path | None, depth: int, record: bool,
+                    gaps: tuple[frozenset[str], ...] = ()) -> None:
+        """Run ``items``; ``gaps`` are a header's declarations between them (``dv.declared``)."""
+        # Each frame: [parent activity, taken so far, this branch's activity, body start]
+        stack: list[list] = []
+        active: int | None = outer
+        for i, d in enumerate(items):
+            if record:
+                self.gaps.append(active)
+            elif active == 1 and gaps and gaps[i]:
+                for name in gaps[i]:
+                    self.macros.set(_PROVIDES + name, Macro("1"))
+            k = d.kind
+            if k in ("if", "ifdef", "ifndef"):
+                cond = self._condition(d, active, record)
+                now = _and(active, cond)
+                stack.append([active, cond, now, d.end])
+                active = now
+            elif k in ("elif", "elifdef", "elifndef", "else"):
+                if not stack:
+                    continue
+                frame = stack[-1]
+                parent, taken, now, body = frame
+                if record:
+                    self.branches.append((body, d.start, now))
+                if k == "else":
+                    cond: int | None = 1
+                else:
+                    cond = self._condition(d, _and(parent, _not(taken)), record)
+                frame[2] = _and(_and(parent, _not(taken)), cond)
+                frame[1] = _or(taken, cond)
+                frame[3] = d.end
+                active = frame[2]
+            elif k == "endif":
+                if not stack:
+                    continue
+                parent, _, now, body = stack.pop()
+                if record:
+                    self.branches.append((body, d.start, now))
+                active = parent
+            elif k == "define":  # also where skipped: a name only defined there is undefined
+                m = d.macro
+                if m is not None:
+                    self.macros.define(m[0], Macro(m[2], m[1]), active)
+                    if active == 1 and not record:
+                        self.macros.set(_PROVIDES + m[0], Macro("1"))
+            elif k == "undef":
+                m = d.macro
+                if m is not None:
+                    self.macros.undefine(m[0], active)
+            elif k in ("include", "include_next") and active != 0 and depth < MAX_DEPTH:
+                self._include(d, active, here, depth)
+        if record:
+            self.gaps.append(active)
+            for parent, _, now, body in reversed(stack):  # unterminated: to the end of the file
+                self.branches.append((body, 1 << 62, now))
+        elif active == 1 and gaps and gaps[-1]:
+            for name in gaps[-1]:
+                self.macros.set(_PROVIDES + name, Macro("1"))
+
+    def _condition(self, d: dv.Directive, active: int | None, record: bool) -> int | None:
+        """The value of the directive's condition; not evaluated where the pass cannot reach."""
+        if active == 0:
+            if record:
+                self.irrelevant.append((d.arg_start, d.end))
+            return 0
+        if d.kind in ("ifdef", "ifndef", "elifdef", "elifndef"):
+            m = d.macro
+            if m is None:
+                return None
+            v = self.macros.decide_defined(m[0])
+            return v if v is None or d.kind in ("ifdef", "elifdef") else int(not v)
+        result = self.macros.decide(d.arg)
+        if record:
+            self.irrelevant.extend((d.arg_start + s, d.arg_start + e) for s, e in result.irrelevant)
+        if result.value is None:
+            return None
+        return int(bool(result.value))
+
+    def _include(self, d: dv.Directive, active: int | None, here: Path | None, depth: int) -> None:
+        name = d.include
+        if name is None or self.headers >= MAX_HEADERS:
+            return
+        for folder in (here, self.top_dir):
+            if folder is None:
+                continue
+            key = os.path.normpath(os.path.join(folder, name))
+            seen = _SEEN + key
+            if self.macros.state(seen) is not UNSEEN:
+                return  # included once: #pragma once and include guards, the common case
+            found = _header(key)
+            if found is not None:
+                self.headers += 1
+                self._enter(key, *found, active, depth)
+                return
+
+    def _enter(self, key: str, found: tuple[tuple[dv.Directive, ...], tuple[frozenset[str], ...]],
+               stamp: tuple[int, int], active: int | None, depth: int) -> None:
+        """Process a header, or replay what it did last time the macros it reads were the same."""
+        macros = self.macros
+        memo_key = (key, stamp, active)
+        for reads, writes in _MEMO.get(memo_key, ()):
+            if all(macros.state(n) == st for n, st in reads):
+                for n, st in writes:
+                    macros.set(n, st)
+                return
+        recorder = Recorder()
+        macros.recorders.append(recorder)
+        try:
+            macros.set(_SEEN + key, Macro("1"))
+            items, gaps = found
+            self._directives(items, active, Path(key).parent, depth + 1, record=False, gaps=gaps)
+        finally:
+            macros.recorders.pop()
+        entries = _MEMO.setdefault(memo_key, [])
+        if len(entries) < MEMO_PER_HEADER:
+            entries.append((tuple(recorder.reads.items()), tuple(recorder.writes.items())))
+
+
+#: (header path, its mtime and size, activity) -> what processing it read and wrote, per distinct set of reads.
+_MEMO: dict[tuple[str, tuple[int, int], int | None], list[tuple[tuple, tuple]]] = {}
+MEMO_PER_HEADER = 32
+#: The pseudo-macro that records a header as included (so the memo sees it as a read).
+_SEEN = "#include "
+#: The pseudo-macro that records a name the project provides (``Branches.provides``).
+_PROVIDES = "#provides "
+
+
+@lru_cache(maxsize=512)
+def _header_cached(path: str, mtime_ns: int, size: int) -> tuple[tuple[dv.Directive, ...], tuple]:
+    """A header's directives and what it declares between them (``dv.declared``)."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_HEADER_BYTES)
+    items = tuple(dv.scan(data))
+    return items, dv.declared(data, items)
+
+
+def _header(path: str) -> tuple[tuple, tuple[int, int]] | None:
+    """The directives of a project header and its (mtime, size), or None when it is not a
+    readable regular file (a FIFO or a device would block or never end)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HEADER_BYTES:
+            return None
+        return _header_cached(path, st.st_mtime_ns, st.st_size), (st.st_mtime_ns, st.st_size)
+    except (OSError, ValueError):
+        return None
+
+
+def _combine(results: list[_Pass]) -> Branches:
+    """Never compiled = skipped by every pass (the branch lists line up: same directives)."""
+    never: list[tuple[int, int]] = []
+    for i, (start, end, _) in enumerate(results[0].branches):
+        if all(r.branches[i][2] == 0 for r in results):
+            never.append((start, end))
+    never.sort()
+    merged: list[tuple[int, int]] = []
+    for s, e in never:
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return Branches(merged, [r.irrelevant for r in results], _starts=[s for s, _ in merged])
+
+
+def _and(a: int | None, b: int | None) -> int | None:
+    if a == 0 or b == 0:
+        return 0
+    return None if a is None or b is None else 1
+
+
+def _or(a: int | None, b: int | None) -> int | None:
+    if a == 1 or b == 1:
+        return 1
+    return None if a is None or b is None else 0
+
+
+def _not(a: int | None) -> int | None:
+    return None if a is None else int(not a)

@@ -1,0 +1,73 @@
+"""The compilation passes of a HIP build and the macros each starts with.
+
+hipcc compiles a file once for the host and once per ``--offload-arch`` GPU. A branch is
+compiled when any pass takes it; it is never compiled only when every pass skips it. The
+host pass defines the HIP compiler macros, the user's HIP guards and ``-D`` defines;
+each device pass adds ``__HIP_DEVICE_COMPILE__`` and its GPU's arch macros (``__gfx942__``,
+``__GFX9__``, the wave size while the release defines it). CUDA's macros are undefined in
+all of them, though a branch only they close stays "maybe" (``Macros.decide``): the port
+rewrites such tests. The facts are ``mappings/gpus.toml``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from hipport import gpus
+from hipport.preprocessor.macros import UNDEFINED, Macro, Macros
+from hipport.versions import Version, parse_version
+
+
+@dataclass(frozen=True)
+class Build:
+    """What decides the passes: the target release, GPUs, HIP guards and ``-D`` defines."""
+
+    rocm: Version
+    archs: tuple[str, ...]
+    hip_guards: tuple[str, ...]
+    defines: tuple[str, ...] = ()  # NAME or NAME=VALUE, as after -D
+
+
+def split_define(text: str) -> tuple[str, str]:
+    """``-D`` text → (name, body): ``X`` is ``X`` = 1, ``X=`` is defined empty, ``X=2`` is 2."""
+    name, eq, body = text.partition("=")
+    name = name.strip()
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        raise ValueError(f"not a macro name: {name!r} (expected NAME or NAME=VALUE)")
+    return name, body.strip() if eq else "1"
+
+
+@lru_cache(maxsize=16)
+def passes(build: Build) -> tuple[Macros, ...]:
+    """The host pass first, then one device pass per GPU; callers copy before changing."""
+    data = gpus.table()["build"]
+    pattern = re.compile(data["arch_pattern"])
+    device_only = set(data["device"])
+    base: dict = {name: UNDEFINED for name in (*data["undefined"], *data["cuda"])}
+    base.update({name: UNDEFINED for name in device_only})
+    base.update({name: Macro("1") for name in data["defined"]})
+    major, minor, patch = (build.rocm + (0, 0, 0))[:3]
+    base.update({
+        "HIP_VERSION_MAJOR": Macro(str(major)), "HIP_VERSION_MINOR": Macro(str(minor)),
+        "HIP_VERSION_PATCH": Macro(str(patch)),
+        "HIP_VERSION": Macro(str(major * 10_000_000 + minor * 100_000 + patch)),
+    })
+    guards = [g for g in build.hip_guards if g not in device_only]
+    base.update({g: Macro("1") for g in guards})
+    user = dict(split_define(d) for d in build.defines)
+    host = dict(base)
+    host.update({k: Macro(v) for k, v in user.items()})
+    cuda = frozenset(data["cuda"])
+    out = [Macros(host, pattern, cuda)]
+    waves_until = parse_version(data["wave_size_macros_until"])
+    for gpu in gpus.gpus(build.archs):
+        table = dict(base)
+        table.update({name: Macro("1") for name in device_only})
+        table.update({name: Macro("1") for name in gpu.macros})
+        for name in data["wave_size_macros"]:
+            table[name] = Macro(str(gpu.wave)) if build.rocm < waves_until else UNDEFINED
+        table.update({k: Macro(v) for k, v in user.items()})
+        out.append(Macros(table, pattern, cuda))
+    return tuple(out)

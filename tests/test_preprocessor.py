@@ -1,0 +1,202 @@
+"""The preprocessor model: #if expressions, directives, passes, headers, and what Context drops."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hipport.analyze import analyze
+from hipport.options import DEFAULT_HIP_GUARDS, Options
+from hipport.preprocessor import Build, analyze as branches_of
+from hipport.preprocessor import directives, expr
+
+MACROS = {"ONE": 1, "TWO": 2, "ZERO": 0}
+DEFINED = {"ONE": 1, "TWO": 2, "ZERO": 1, "GONE": 0}
+
+
+def value(text: str):
+    return expr.evaluate(text, lambda n: MACROS.get(n, 0 if DEFINED.get(n) == 0 else None),
+                         lambda n: (1 if n in MACROS else DEFINED.get(n))).value
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("1 + 2 * 3", 7),
+    ("(1 + 2) * 3", 9),
+    ("10 - 4 - 3", 3),  # left to right
+    ("-7 / 2", -3),  # C truncates toward zero
+    ("-7 % 2", -1),
+    ("1 << 4 | 1", 17),
+    ("0x10 + 010 + 0b11", 16 + 8 + 3),
+    ("100000UL >= 99999", 1),
+    ("'A' == 65", 1),
+    ("defined(ONE) && defined TWO", 1),
+    ("defined(GONE)", 0),
+    ("GONE + 1", 1),  # an undefined macro is 0 in #if
+    ("ONE ? TWO : 3", 2),
+    ("ZERO ? 1 : TWO", 2),
+    ("!ONE", 0),
+    ("~0 == -1", 1),
+    ("true && !false", 1),
+    ("UNKNOWN", None),
+    ("defined(UNKNOWN)", None),
+    ("UNKNOWN + 1", None),
+    ("0 && UNKNOWN", 0),  # a short-circuit decides without it
+    ("UNKNOWN && 0", 0),
+    ("1 || UNKNOWN", 1),
+    ("UNKNOWN || 1", 1),
+    ("UNKNOWN && 1", None),
+    ("UNKNOWN ? 4 : 4", 4),
+    ("UNKNOWN ? 4 : 5", None),
+    ("__has_include(<hip/hip_runtime.h>)", None),
+    ("F(1, (2)) && 0", 0),
+    ("1 / 0", None),
+    ("1.5 > 1", None),
+    ("1 +", None),  # malformed: undecided, never an exception
+    ("(1", None),
+    ("1 2", None),
+    ("", None),
+])
+def test_expression_values(text: str, expected) -> None:
+    assert value(text) == expected
+
+
+def test_the_part_that_cannot_change_the_result_is_irrelevant() -> None:
+    text = "!defined(GUARD) && __CUDA_ARCH__ >= 800"
+    result = expr.evaluate(text, lambda n: None, lambda n: 1 if n == "GUARD" else None)
+    assert result.value == 0
+    (start, end), = result.irrelevant
+    assert text[start:end] == "__CUDA_ARCH__ >= 800"
+
+
+def test_directives_join_continuations_and_blank_comments() -> None:
+    src = (b"int a; /* #if 1\n#endif */\n"
+           b"#if A && \\\n    B /* && C\n */ // D\n"
+           b"#  define F(x) ((x) + 1)\n"
+           b"#include \"dir/h.cuh\"\n#include <cuda.h>\n"
+           b"const char *s = R\"(\n#if 0\n)\";\n#endif\n")
+    found = directives.scan(src)
+    assert [d.kind for d in found] == ["if", "define", "include", "include", "endif"]
+    cond = found[0]
+    assert cond.arg.split() == ["A", "&&", "B"]
+    assert src[cond.arg_start:cond.arg_start + 4] == b" A &"  # offsets are the file's bytes
+    assert found[1].macro == ("F", True, "((x) + 1)")
+    assert found[2].include == "dir/h.cuh" and found[3].include is None
+
+
+def build(*guards: str, archs: tuple[str, ...] = ("gfx942",), defines: tuple[str, ...] = (),
+          rocm: tuple[int, ...] = (7, 2, 1)) -> Build:
+    return Build(rocm, archs, DEFAULT_HIP_GUARDS + guards, defines)
+
+
+def never_lines(src: str, b: Build, path: str = "t.cu") -> list[int]:
+    """Lines of ``src`` inside a never-compiled branch."""
+    data = src.encode()
+    model = branches_of(data, path, b)
+    starts = [0] + [i + 1 for i, c in enumerate(data) if c == 10]
+    return [n + 1 for n, at in enumerate(starts) if at < len(data) and model.never_compiled(at)]
+
+
+def test_cuda_only_branches_and_arch_branches() -> None:
+    src = ("#ifdef __CUDA_ARCH__\n"        # 1
+           "cuda device\n"                 # 2
+           "#elif defined(__gfx942__)\n"   # 3
+           "gfx942\n"                      # 4
+           "#elif defined(__gfx1100__)\n"  # 5
+           "gfx1100\n"                     # 6
+           "#else\n"                       # 7
+           "host\n"                        # 8
+           "#endif\n"                      # 9
+           "#if 0\nnever\n#endif\n"        # 10-12
+           "#if HIP_VERSION >= 60200000\nnew\n#else\nold\n#endif\n")  # 13-17
+    # __CUDA_ARCH__ is undefined, but its test is one the port rewrites (HP309): line 2
+    # stays; the RDNA branch does not, for a CDNA target.
+    assert never_lines(src, build()) == [6, 11, 16]
+    # Targets are a list: a branch any pass compiles is compiled.
+    assert never_lines(src, build(archs=("gfx942", "gfx1100"))) == [11, 16]
+    assert never_lines(src, build(rocm=(6, 1, 0))) == [6, 11, 14]
+
+
+def test_unknown_macros_keep_their_branches() -> None:
+    src = "#ifdef SOME_OPTION\na\n#else\nb\n#endif\n#if FOO > 2\nc\n#endif\n"
+    assert never_lines(src, build()) == []
+    assert never_lines(src, build(defines=("SOME_OPTION", "FOO=1"))) == [4, 7]
+
+
+def test_hip_guards_and_device_passes() -> None:
+    src = ("#if defined(GGML_USE_HIP)\nh\n#else\nc\n#endif\n"
+           "#ifdef __HIP_DEVICE_COMPILE__\nd\n#else\nhost\n#endif\n")
+    assert never_lines(src, build("GGML_USE_HIP")) == [4]  # host and device passes each take one
+
+
+def test_macros_follow_the_file_and_expand() -> None:
+    src = ("#define CC_AMPERE 800\n#define AMD_OFFSET 0x1000000\n"
+           "#define CC_CDNA3 (AMD_OFFSET + 0x942)\n"
+           "#if CC_CDNA3 > CC_AMPERE\nyes\n#else\nno\n#endif\n"
+           "#undef CC_AMPERE\n#if defined(CC_AMPERE)\ngone\n#endif\n")
+    assert never_lines(src, build()) == [7, 11]
+
+
+def test_project_headers_decide_conditional_macros(tmp_path: Path) -> None:
+    (tmp_path / "vendors").mkdir()
+    (tmp_path / "common.cuh").write_text(
+        "#pragma once\n#if defined(MY_HIP)\n#include \"vendors/hip.h\"\n#endif\n"
+        "#if !defined(MY_HIP) && __CUDA_ARCH__ >= 800\n#define AMPERE_MMA_AVAILABLE\n#endif\n"
+        "#if defined(MY_HIP) && defined(CDNA)\n#define MFMA_AVAILABLE\n#endif\n")
+    (tmp_path / "vendors" / "hip.h").write_text(
+        "#if defined(__gfx942__) || defined(__gfx90a__)\n#define CDNA\n#endif\n"
+        "#include \"../common.cuh\"\n")  # a cycle: included once
+    src = ("#include \"common.cuh\"\n"
+           "#ifdef AMPERE_MMA_AVAILABLE\nptx\n#endif\n"      # 2-4
+           "#ifdef MFMA_AVAILABLE\nmfma\n#else\nother\n#endif\n")  # 5-9
+    top = str(tmp_path / "mma.cuh")
+    assert never_lines(src, build("MY_HIP"), top) == [3]
+    # The host pass skips the MFMA branch, the device pass takes it: both compiled.
+    assert never_lines(src, build("MY_HIP", archs=("gfx1100",)), top) == [3, 6]
+    # Without the guard only __CUDA_ARCH__ closes the branch: a test the port rewrites.
+    assert never_lines(src, build(), top) == []
+
+
+def test_a_header_seen_in_other_macro_states_is_processed_again(tmp_path: Path) -> None:
+    (tmp_path / "h.h").write_text("#ifdef WANT\n#define GOT 1\n#else\n#define GOT 0\n#endif\n")
+    src = "#include \"h.h\"\n#if GOT\na\n#else\nb\n#endif\n"
+    top = str(tmp_path / "t.cu")
+    assert never_lines(src, build(defines=("WANT",)), top) == [5]
+    assert never_lines(src, build(defines=("WANT=0",)), top) == [5]  # defined, whatever its value
+    assert never_lines(src, build(), top) == []  # WANT unknown: GOT maybe 1, maybe 0
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_named_like_a_header_is_not_read(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "h.h")
+    src = "#include \"h.h\"\n#ifdef X\na\n#endif\n"
+    assert never_lines(src, build(), str(tmp_path / "t.cu")) == []  # returns at once, X unknown
+
+
+def test_findings_in_branches_a_hip_build_never_compiles_are_dropped(tmp_path: Path) -> None:
+    (tmp_path / "common.cuh").write_text(
+        "#if !defined(MY_HIP) && __CUDA_ARCH__ >= 800\n#define CP_ASYNC\n#endif\n")
+    src = ("#include \"common.cuh\"\n"
+           "__device__ void f(void *p) {\n"
+           "#ifdef CP_ASYNC\n"
+           "  asm volatile(\"cp.async.wait_all;\");\n"
+           "#endif\n"
+           "}\n").encode()
+    path = str(tmp_path / "k.cu")
+    guarded = Options(hip_guards=DEFAULT_HIP_GUARDS + ("MY_HIP",))
+    assert [f.code for f in analyze(src, path, guarded).findings] == []
+    assert [f.code for f in analyze(src, path, Options()).findings] == ["HP301"]
+
+
+def test_a_hip_guard_makes_the_cuda_arch_test_after_it_irrelevant() -> None:
+    src = (b"#if !defined(MY_HIP) && __CUDA_ARCH__ >= 700\n"
+           b"#define FAST 1\n"
+           b"#endif\n"
+           b"#if __CUDA_ARCH__ >= 700\n"
+           b"#define FAST2 1\n"
+           b"#endif\n")
+    guarded = Options(hip_guards=DEFAULT_HIP_GUARDS + ("MY_HIP",))
+    lines = sorted({f.line for f in analyze(src, "t.cu", guarded).findings})
+    assert lines == [4]  # the second test still runs under HIP, always false: reported
+    assert 1 in {f.line for f in analyze(src, "t.cu", Options()).findings}
