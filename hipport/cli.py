@@ -17,7 +17,7 @@ from hipport import __version__
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-    from hipport.options import Options
+    from hipport.options import Field, Options
     from hipport.pipeline import FileResult
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -43,118 +43,66 @@ def main() -> None:
 
 # -- shared option handling --------------------------------------------------------
 
-def _rocm_option(f):
+def _click_option(f: "Field"):
+    """The click flag of one row of the options table (hipport.options.FIELDS)."""
+    names = [n for n in (f.short, f.flag) if n]
+    kw: dict = {"help": f.help, "metavar": f.metavar}
+    if f.kind == "switch":
+        kw.update(is_flag=True, default=None)
+    elif f.kind == "multiple":
+        kw.update(multiple=True)
+    else:
+        kw["default"] = None
+    if f.choices:
+        kw["type"] = click.Choice(f.choices)
+        kw.pop("metavar")
+    return click.option(*names, f.name, **kw)
+
+
+def table_options(command: str):
+    """Every flag of ``command`` from the options table (hipport.options.FIELDS)."""
+    from hipport.options import fields_for
+
+    def decorate(f):
+        for row in reversed(fields_for(command)):
+            f = _click_option(row)(f)
+        return f
+    return decorate
+
+
+def common_options(f):
+    """Flags of every command that reads sources: which config, and how much to say."""
+    f = click.option("-q", "--quiet", is_flag=True, help="No summary or progress on standard error.")(f)
     return click.option(
-        "--rocm", "rocm", metavar="VERSION", default=None,
-        help="Target ROCm release: 6.3 or 7.2.1 (default), any X.Y[.Z] accepted.",
-    )(f)
-
-
-def target_options(f):
-    """Flags shared by convert, scan and check; each overrides [tool.hipport]."""
-    decorators = [
-        _rocm_option,
-        click.option("--roc", is_flag=True, default=None,
-                     help="Map math libraries to roc* (rocBLAS, rocSPARSE…) where the tables give a ROC name."),
-        click.option("--experimental", is_flag=True, default=None,
-                     help="Also apply mappings HIPIFY marks experimental (otherwise reported)."),
-        click.option("--extensions", metavar=".cu,.cuh,...", default=None,
-                     help="Comma-separated extensions treated as sources (default .cu .cuh .c .cc .cpp .cxx .h .hh .hpp .hxx .inl .inc)."),
-        click.option("--exclude", multiple=True, metavar="GLOB",
-                     help="Skip paths matching GLOB (repeatable)."),
-        click.option("--ignore", multiple=True, metavar="CODE",
-                     help="Do not report rule CODE, or a family like HP2XX (repeatable)."),
-        click.option("--hip-guard", "hip_guards", multiple=True, metavar="MACRO",
-                     help="A project macro meaning 'compiled for HIP' (like GGML_USE_HIP); repeatable."),
-        click.option("-j", "--jobs", type=click.IntRange(min=0), default=None,
-                     help="Worker processes (default: one per CPU; 1 runs in-process)."),
-        click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-                     default=None, help="pyproject.toml to read [tool.hipport] from (default: nearest to the first input)."),
-        click.option("-q", "--quiet", is_flag=True, help="No summary or progress on standard error."),
-    ]
-    for d in reversed(decorators):
-        f = d(f)
-    return f
-
-
-def engine_options(f):
-    """Deep-mode flags of convert, scan and check (libclang, the optional hipport[clang] extra)."""
-    decorators = [
-        click.option("--engine", type=click.Choice(["tree-sitter", "clang"]), default="tree-sitter",
-                     help="clang adds what only the preprocessor and types show (macro-built API "
-                          "names, mask types from other headers or templates); needs pip install 'hipport[clang]'."),
-        click.option("-p", "compile_commands", type=click.Path(exists=True, path_type=Path), default=None,
-                     metavar="DIR", help="With --engine clang: compile_commands.json, or the build directory holding it."),
-        click.option("--clang-arg", "clang_args", multiple=True, metavar="ARG",
-                     help="With --engine clang: an extra compiler flag, like --clang-arg=-Iinclude (repeatable)."),
-    ]
-    for d in reversed(decorators):
-        f = d(f)
-    return f
+        "--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        help="pyproject.toml to read [tool.hipport] from (default: nearest to the first input).")(f)
 
 
 def build_options(ctx: click.Context, paths: list[Path], **fixed) -> "Options":
-    """Flags → Options, folding in [tool.hipport] where a flag was not given."""
-    from hipport.findings import Severity
+    """Flags → Options, over [tool.hipport] and the defaults (hipport.options.resolve)."""
     from hipport.options import (
-        ConfigError, Options, apply_project_config, find_project_config, read_project_config,
+        ConfigError, fields_for, find_project_config, read_project_config, resolve,
     )
-    from hipport.versions import parse_version
 
     p = ctx.params
-    changes: dict = {}
+    given = {f.name: p[f.name] for f in fields_for(ctx.command.name or "")
+             if p.get(f.name) is not None and p.get(f.name) != ()}
+    config = p.get("config_path") or (find_project_config(paths[0]) if paths else None)
     try:
-        if p.get("rocm"):
-            changes["rocm"] = parse_version(p["rocm"])
-        for name in ("roc", "experimental"):
-            if p.get(name):
-                changes[name] = True
-        if p.get("launch_syntax"):
-            changes["launch_syntax"] = p["launch_syntax"]
-        if p.get("fail_on"):
-            changes["fail_on"] = Severity.parse(p["fail_on"])
-        if p.get("extensions"):
-            exts = tuple(e.strip() if e.strip().startswith(".") else "." + e.strip()
-                         for e in p["extensions"].split(",") if e.strip())
-            changes["extensions"] = exts
-        if p.get("jobs") is not None:
-            changes["jobs"] = p["jobs"]
-    except ValueError as e:
+        table = read_project_config(config) if config is not None else {}
+        opts = resolve(given, table, config, **fixed)
+    except ConfigError as e:
         raise click.UsageError(str(e)) from e
-    explicit = set(changes)  # these flags win over [tool.hipport]
-    opts = Options(**fixed).with_(**changes)
-    if p.get("exclude"):
-        opts = opts.with_(exclude=opts.exclude + tuple(p["exclude"]))
-    if p.get("ignore"):
-        opts = opts.with_(ignore=opts.ignore | {c.upper() for c in p["ignore"]})
-    if p.get("hip_guards"):
-        opts = opts.with_(hip_guards=opts.hip_guards + tuple(p["hip_guards"]))
-    if p.get("engine") == "clang":
+    if opts.engine == "clang":
         from hipport.deep import ClangUnavailable, check_setup  # libclang itself loads lazily
 
-        opts = opts.with_(engine="clang", compile_commands=p.get("compile_commands"),
-                          clang_args=tuple(p.get("clang_args") or ()))
         try:
             check_setup(opts)
         except ClangUnavailable as e:
             raise click.UsageError(str(e)) from e
-    elif p.get("compile_commands") or p.get("clang_args"):
+    elif opts.compile_commands is not None or opts.clang_args:
         raise click.UsageError("-p and --clang-arg apply only with --engine clang")
-    config = p.get("config_path") or (find_project_config(paths[0]) if paths else None)
-    if config is not None:
-        try:
-            opts = apply_project_config(opts, read_project_config(config), config, explicit)
-        except ConfigError as e:
-            raise click.UsageError(str(e)) from e
     return opts
-
-
-def _fail_on_option(default: str | None):
-    return click.option(
-        "--fail-on", type=click.Choice(["blocker", "high", "medium", "low", "info"]),
-        default=default, help="Exit 1 when a finding is at or above this severity"
-        + (f" (default: {default})." if default else " (default: never)."),
-    )
 
 
 def _summary_line(report) -> str:
@@ -217,7 +165,8 @@ def _run_verify(ctx: click.Context, opts: "Options", units: list, roots: list[Pa
 @main.command("verify")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @_compile_options
-@target_options
+@table_options("verify")
+@common_options
 @click.pass_context
 def verify_command(ctx: click.Context, paths: tuple[Path, ...], **_: object) -> None:
     """Syntax-check converted HIP code with AMD's hipcc, linking each error to findings.
@@ -249,17 +198,14 @@ def verify_command(ctx: click.Context, paths: tuple[Path, ...], **_: object) -> 
 @click.option("--in-place", is_flag=True, help="Overwrite the inputs, keeping FILE.prehip backups.")
 @click.option("--no-backup", is_flag=True, help="With --in-place: keep no .prehip backups.")
 @click.option("--diff", is_flag=True, help="Print a unified diff and write nothing.")
-@click.option("--launch-syntax", type=click.Choice(["cuda", "hip"]), default=None,
-              help="Keep k<<<...>>>() (cuda, default) or write hipLaunchKernelGGL (hip).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Where to write the report (format from the extension: .md .json .sarif .html .txt).")
 @click.option("--no-report", is_flag=True, help="Write no report file.")
 @click.option("--verify", is_flag=True,
               help="Then syntax-check the written units with hipcc (see hipport verify --help).")
 @_compile_options
-@_fail_on_option(None)
-@target_options
-@engine_options
+@table_options("convert")
+@common_options
 @click.pass_context
 def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_place: bool,
             no_backup: bool, diff: bool, report_path: Path | None, no_report: bool,
@@ -334,9 +280,8 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
               default="text", help="Report format (default text; colored on a terminal).")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the report to a file instead of standard output.")
-@_fail_on_option(None)
-@target_options
-@engine_options
+@table_options("scan")
+@common_options
 @click.pass_context
 def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | None,
          quiet: bool, **_: object) -> None:
@@ -377,9 +322,8 @@ def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | N
               help="Record every current finding in FILE and exit 0 (2 on errors).")
 @click.option("--no-cache", is_flag=True,
               help="Neither read nor write the result cache ($HIPPORT_CACHE_DIR, else ~/.cache/hipport).")
-@_fail_on_option("high")
-@target_options
-@engine_options
+@table_options("check")
+@common_options
 @click.pass_context
 def check(ctx: click.Context, paths: tuple[Path, ...], baseline_path: Path | None,
           write_baseline_path: Path | None, no_cache: bool, quiet: bool, **_: object) -> None:
@@ -393,14 +337,10 @@ def check(ctx: click.Context, paths: tuple[Path, ...], baseline_path: Path | Non
     existing codebase, record today's findings once with --write-baseline and gate new
     code with --baseline. Suppress one finding with // hipport: ignore[HP201].
     """
-    from click.core import ParameterSource
-
     from hipport.check import BaselineError, format_finding, run_check, write_baseline
 
     if baseline_path is not None and write_baseline_path is not None:
         raise click.UsageError("--baseline and --write-baseline do not go together")
-    if ctx.get_parameter_source("fail_on") is ParameterSource.DEFAULT:
-        ctx.params["fail_on"] = None  # so that [tool.hipport] fail-on can still apply
     inputs = list(paths)
     opts = build_options(ctx, inputs)
     try:
@@ -431,7 +371,8 @@ def check(ctx: click.Context, paths: tuple[Path, ...], baseline_path: Path | Non
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@target_options
+@table_options("sync")
+@common_options
 @click.pass_context
 def sync(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, **_: object) -> None:
     """Regenerate the HIP twins declared in [tool.hipport.sync]; exit 1 if any changed.
@@ -478,10 +419,10 @@ def sync(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, **_: object) 
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None, metavar="SCORE",
               help="Exit 1 when any repository scores below SCORE.")
 @click.option("--no-kernels", is_flag=True, help="Do not scan the repository's own CUDA/C++ sources.")
-@_rocm_option
+@table_options("deps")
 @click.pass_context
 def deps_command(ctx: click.Context, repos: tuple[Path, ...], fmt: str, output: Path | None,
-                 fail_under: float | None, no_kernels: bool, rocm: str | None) -> None:
+                 fail_under: float | None, no_kernels: bool, **_: object) -> None:
     """Score how portable research REPOS are to ROCm (0-100, grade A-F) and say what blocks them.
 
     Reads requirements*.txt, pyproject.toml, setup.py/setup.cfg (parsed, never run),
@@ -549,11 +490,16 @@ def rules_command(code: str | None, fmt: str) -> None:
 
 @main.command("map")
 @click.argument("name")
-@_rocm_option
-@click.option("--roc", is_flag=True, help="Show the roc* (rocBLAS, MIOpen…) mapping where there is one.")
-@click.option("--experimental", is_flag=True, help="Resolve as convert --experimental would.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def map_command(name: str, rocm: str | None, roc: bool, experimental: bool, as_json: bool) -> None:
+@table_options("map")
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              help="text (default) or json.")
+@click.option("--json", "as_json", is_flag=True, hidden=True,
+              help="Deprecated spelling of -f json.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="pyproject.toml to read [tool.hipport] from (default: nearest "
+                                 "to the working directory).")
+@click.pass_context
+def map_command(ctx: click.Context, name: str, fmt: str, as_json: bool, **_: object) -> None:
     """Show NAME's mapping across ROCm releases: family, kind, HIP/ROC names, version cells
     and the status for 6.3, 7.2.1 (and --rocm VERSION).
 
@@ -564,24 +510,23 @@ def map_command(name: str, rocm: str | None, roc: bool, experimental: bool, as_j
     import json
 
     from hipport.mapping import close_names, describe, format_description, load_table
-    from hipport.versions import NAMED_RELEASES, parse_version
+    from hipport.versions import NAMED_RELEASES
 
+    if as_json:
+        click.echo("hipport: warning: --json is deprecated; use -f json", err=True)
+        fmt = "json"
+    opts = build_options(ctx, [Path.cwd()])
     targets = list(NAMED_RELEASES.values())
-    if rocm:
-        try:
-            extra = parse_version(rocm)
-        except ValueError as e:
-            raise click.UsageError(str(e)) from e
-        if extra not in targets:
-            targets.append(extra)
+    if opts.rocm not in targets:
+        targets.append(opts.rocm)
     table = load_table()
-    desc = describe(table, name, tuple(targets), roc=roc, experimental=experimental)
+    desc = describe(table, name, tuple(targets), roc=opts.roc, experimental=opts.experimental)
     if desc is None:
         hint = close_names(table, name)
         click.echo(f"hipport: unknown name {name!r}"
                    + (f"; did you mean: {', '.join(hint)}?" if hint else ""), err=True)
         raise click.exceptions.Exit(EXIT_USAGE)
-    click.echo(json.dumps(desc, indent=2, sort_keys=True) if as_json else format_description(desc))
+    click.echo(json.dumps(desc, indent=2, sort_keys=True) if fmt == "json" else format_description(desc))
 
 
 if __name__ == "__main__":  # pragma: no cover

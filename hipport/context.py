@@ -125,7 +125,7 @@ class Context:
         """
         start, end = (where.start_byte, where.end_byte) if not isinstance(where, tuple) else where
         opts = self.options
-        if rule.code in opts.ignore or rule.family.upper() in opts.ignore:
+        if not opts.reports(rule.code):
             return False
         if not rule.applies_to(opts.rocm) or self.in_cuda_only_branch(start):
             return False

@@ -248,7 +248,7 @@ def test_cli_map_text() -> None:
 
 
 def test_cli_map_json_and_roc() -> None:
-    r = run("cublasSgemm", "--roc", "--json")
+    r = run("cublasSgemm", "--roc", "-f", "json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)
     (entry,) = doc["entries"]
