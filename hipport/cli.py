@@ -494,7 +494,7 @@ def rules_command(code: str | None, fmt: str) -> None:
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               help="text (default) or json.")
 @click.option("--json", "as_json", is_flag=True, hidden=True,
-              help="Deprecated spelling of -f json.")
+              help="Deprecated: -f json.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="pyproject.toml to read [tool.hipport] from (default: nearest "
                                  "to the working directory).")
@@ -512,8 +512,7 @@ def map_command(ctx: click.Context, name: str, fmt: str, as_json: bool, **_: obj
     from hipport.mapping import close_names, describe, format_description, load_table
     from hipport.versions import NAMED_RELEASES
 
-    if as_json:
-        click.echo("hipport: warning: --json is deprecated; use -f json", err=True)
+    if as_json:  # the old spelling, kept working (hidden from --help) for existing scripts
         fmt = "json"
     opts = build_options(ctx, [Path.cwd()])
     targets = list(NAMED_RELEASES.values())

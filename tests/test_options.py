@@ -108,3 +108,10 @@ def test_select_and_ignore_from_the_command_line(tmp_path: Path) -> None:
     assert "HP201" in only and all(" HP2" in line for line in only.splitlines() if ": HP" in line)
     none = run("check", str(f), "--no-cache", "--fail-on", "info", "--ignore", "HP2XX,HP1")
     assert "HP201" not in none.output
+
+
+def test_map_takes_the_format_flag_of_every_other_command() -> None:
+    new = run("map", "cudaMalloc", "-f", "json")
+    old = run("map", "cudaMalloc", "--json")  # the old spelling keeps working
+    assert new.exit_code == old.exit_code == 0 and new.stdout == old.stdout
+    assert '"cuda": "cudaMalloc"' in new.stdout
