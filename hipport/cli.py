@@ -145,12 +145,16 @@ def _print_errors(report) -> None:
 # -- verify -------------------------------------------------------------------------
 
 def _compile_options(f):
-    """Flags for checking with hipcc, shared by ``convert --verify`` and ``verify``."""
+    """Flags for the compile check, shared by ``convert --verify`` and ``verify``."""
     f = click.option("-I", "--include-dir", "include_dirs", multiple=True, metavar="DIR",
                      type=click.Path(file_okay=False, path_type=Path),
-                     help="Extra include directory for hipcc (repeatable).")(f)
-    return click.option("--offload-arch", default="gfx90a", show_default=True, metavar="GFX",
-                        help="GPU architecture hipcc checks device code for.")(f)
+                     help="Extra include directory for the compiler (repeatable).")(f)
+    f = click.option("--compiler", metavar="EXE", default=None,
+                     help="clang to check with (against the nearest cached HIP header set), "
+                          "or a hipcc to use as it is. Default: the target's ROCm if installed, "
+                          "else the newest clang++-22..19.")(f)
+    return click.option("--offload-arch", default="gfx942", show_default=True, metavar="GFX",
+                        help="GPU architecture device code is checked for (any gfx).")(f)
 
 
 def _run_verify(ctx: click.Context, opts: "Options", units: list, roots: list[Path]) -> int:
@@ -159,30 +163,61 @@ def _run_verify(ctx: click.Context, opts: "Options", units: list, roots: list[Pa
 
     return run_and_report(units, target=opts.rocm, arch=ctx.params["offload_arch"],
                           includes=[*ctx.params["include_dirs"], *roots],
-                          jobs=effective_jobs(opts), echo=click.echo)
+                          jobs=effective_jobs(opts), echo=click.echo,
+                          compiler=ctx.params["compiler"])
+
+
+def _fetch_headers(ctx: click.Context) -> None:
+    from hipport.headers import HeaderError, fetch
+
+    try:
+        fetch(echo=lambda line: click.echo(f"hipport verify: {line}", err=True))
+    except HeaderError as e:
+        click.echo(f"hipport: verify: {e}", err=True)
+        ctx.exit(EXIT_USAGE)
 
 
 @main.command("verify")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--fetch-headers", is_flag=True,
+              help="First build the HIP 6.2 and 7.1 header sets under the cache from Triton's "
+                   "wheels on PyPI (pip download; the only network access hipport makes).")
 @_compile_options
 @table_options("verify")
 @common_options
 @click.pass_context
-def verify_command(ctx: click.Context, paths: tuple[Path, ...], **_: object) -> None:
-    """Syntax-check converted HIP code with AMD's hipcc, linking each error to findings.
+def verify_command(ctx: click.Context, paths: tuple[Path, ...], fetch_headers: bool,
+                   **_: object) -> None:
+    """Syntax-check converted HIP code against the target release's HIP headers, linking
+    each error to findings.
 
-    Each translation unit is checked host and device side (hipcc -fsyntax-only, with
-    HIP_PLATFORM=amd); headers through the units that include them, or alone. Every error
-    is classed: predicted (a finding on or near its line), older-compiler (it names a HIP
-    API the tables date after the installed compiler), not-installed (a ROCm library's
-    header is missing here) or unpredicted (a gap in hipport's rules).
+    \b
+    The compiler, for the --rocm target:
+      1. the installed ROCm (HIPCC, ROCM_PATH, hipcc/amdclang++ on PATH, /opt/rocm)
+         when its HIP version is the target's;
+      2. else clang (--compiler, default the newest clang++-22..19 on PATH) with the
+         cached header set nearest the target (HIP 6.2 for 6.3, 7.1 for 7.2.1), built
+         once by `hipport verify --fetch-headers`.
+    The first output line says which was used.
 
-    hipcc is found from HIPCC, ROCM_PATH/bin, PATH or /opt/rocm/bin. Exit status: 0 when
-    everything compiles or fails only for older-compiler/not-installed reasons, 1 on other
-    compile errors, 2 when no hipcc is available.
+    Each translation unit is checked host and device side (-fsyntax-only); headers through
+    the units that include them, or alone. Every error is classed: predicted (a finding on
+    or near its line), older-compiler (it names a HIP API the tables date after the
+    headers' version), not-installed (a ROCm library's header is missing here) or
+    unpredicted (a gap in hipport's rules).
+
+    Exit status: 0 when everything compiles or fails only for older-compiler/not-installed
+    reasons, 1 on other compile errors, 2 when no compiler or header set is available.
     """
     from hipport.verify import units_from_paths
 
+    if fetch_headers:
+        _fetch_headers(ctx)
+        if not paths:
+            ctx.exit(0)
+    elif not paths:
+        raise click.UsageError("give the converted files or directories to check "
+                               "(or --fetch-headers)")
     inputs = list(paths)
     opts = build_options(ctx, inputs)
     roots = [p if p.is_dir() else p.parent for p in inputs]
@@ -202,7 +237,7 @@ def verify_command(ctx: click.Context, paths: tuple[Path, ...], **_: object) -> 
               help="Where to write the report (format from the extension: .md .json .sarif .html .txt).")
 @click.option("--no-report", is_flag=True, help="Write no report file.")
 @click.option("--verify", is_flag=True,
-              help="Then syntax-check the written units with hipcc (see hipport verify --help).")
+              help="Then syntax-check the written units (see hipport verify --help).")
 @_compile_options
 @table_options("convert")
 @common_options

@@ -1,4 +1,4 @@
-"""Prove converted code compiles: syntax-check each translation unit with AMD's hipcc.
+"""Prove converted code compiles: syntax-check each unit with the target release's headers.
 
 A translation is only as good as whether AMD's compiler accepts it, and hipport's promise
 is that every failure is predicted by a finding at its line. So each compile error is
@@ -7,9 +7,10 @@ linked to the unfixed findings on or near its line and given the first class tha
 * ``not-installed``  ``'lib/header.h' file not found`` for a header hipport maps to: a
                      ROCm library is missing from this machine, not from the code;
 * ``older-compiler`` the error names a HIP API that the mapping tables date after the
-                     compiler's HIP version (added, or changed, later): the installed
-                     headers are too old to judge that line, not the translation wrong;
-* ``predicted``      a finding within ``WINDOW`` lines says so;
+                     headers' HIP version (added, or changed, later): a stand-in set
+                     older than the target cannot judge that line, nor the translation wrong;
+* ``predicted``      a finding within ``WINDOW`` lines says so, or one in the file names
+                     what the error quotes (library rules report once per file);
 * ``missing-header`` any other ``file not found``: an include path is missing (``-I``);
 * ``older-compiler`` again for an error within ``WINDOW`` lines after an older-compiler
                      error in the same file (cascades such as "expected ';'");
@@ -18,25 +19,23 @@ linked to the unfixed findings on or near its line and given the first class tha
 Machine-explained classes come first because they say nothing about the code on its
 target; the findings near them are still shown.
 
-The compile command (found by trying it with ROCm 5.2's hipcc, about 0.6–2 s a file)::
+Which compiler and headers: ``hipport.compilers`` (the user's ROCm of the target's
+release, else clang with the nearest header set from ``hipport.headers``). The command,
+with clang (about 0.9 s a unit on 2 cores)::
 
-    HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -fsyntax-only -std=c++17 -x hip -H FILE
+    clang++-19 -x hip --offload-arch=gfx942 -nogpulib --rocm-path=R -isystem R/include \
+        -std=c++17 -fsyntax-only [-DHIP_ENABLE_WARP_SYNC_BUILTINS] -H FILE
 
-``HIP_PLATFORM=amd`` is forced because hipcc otherwise picks the NVIDIA path whenever an
-``nvcc`` is on PATH. ``-std=c++17`` because hipcc 5.2 forces ``-std=c++11`` while the
-6.3 and 7.2.1 targets compile as C++17. ``-H`` lists the headers each unit reaches, so a
-header no unit includes is checked on its own (``-x hip`` on the header) and the others
-are checked through their includers. Host and device are both checked (the driver runs
-both front ends); inline PTX is only rejected by the backend, which ``-fsyntax-only``
-skips, so it stays the rules' job.
+``-std=c++17`` because the 6.3 and 7.2.1 targets compile as C++17. ``-H`` lists the
+headers each unit reaches, so a header no unit includes is checked on its own (``-x hip``
+on the header) and the others are checked through their includers. Host and device are
+both checked (the driver runs both front ends); inline PTX is only rejected by the
+backend, which ``-fsyntax-only`` skips, so it stays the rules' job.
 """
-
 from __future__ import annotations
 
 import difflib
-import os
 import re
-import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -44,37 +43,24 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from hipport.compilers import DEFAULT_ARCH, Compiler, NoCompiler, compile_env, select
 from hipport.convert import Plan, destination
 from hipport.files import looks_like_cuda, read_bytes
+from hipport.headers import own_words
 from hipport.findings import Finding
 from hipport.options import Options
 from hipport.pipeline import FileResult, scan_paths
 from hipport.versions import Version, short_version
 
-DEFAULT_ARCH = "gfx90a"
 #: A finding this many lines from an error still predicts it (macros, wrapped calls).
 WINDOW = 2
 #: Seconds one unit may take; ROCm 5.2 needs ~1-2 s, a slow CI runner several times that.
 TIMEOUT = 180
 #: Extensions compiled as translation units; every other file is a header.
 UNIT_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c"})
-INSTALL_HINT = ("install AMD's HIP compiler (Debian/Ubuntu: apt-get install hipcc "
-                "libamdhip64-dev rocm-device-libs), or set HIPCC to its path or ROCM_PATH "
-                "to the ROCm root")
-
 PREDICTED, OLDER, NOT_INSTALLED, MISSING, UNPREDICTED = (
     "predicted", "older-compiler", "not-installed", "missing-header", "unpredicted")
 KINDS = (PREDICTED, OLDER, NOT_INSTALLED, MISSING, UNPREDICTED)
-
-
-class NoCompiler(RuntimeError):
-    """No usable hipcc: the CLI exits 2 with ``INSTALL_HINT``."""
-
-
-@dataclass(frozen=True)
-class Compiler:
-    path: Path
-    hip_version: Version | None  # (major, minor, 0); None when --version does not say
 
 
 @dataclass(frozen=True)
@@ -139,6 +125,7 @@ class Verification:
     arch: str
     runs: list[Compiled]
     verdicts: list[Verdict]
+    target: Version = (7, 2, 1)
 
     def failed(self) -> list[Compiled]:
         return [r for r in self.runs if r.returncode != 0]
@@ -158,67 +145,11 @@ class Verification:
         return 1 if bad or any(r.failure for r in self.runs) else 0
 
 
-# -- finding the compiler -------------------------------------------------------------
-
-def find_hipcc(env: Mapping[str, str] = os.environ) -> Path | None:
-    """HIPCC (a path or a command name), then ROCM_PATH/bin, then PATH, then /opt/rocm."""
-    if env.get("HIPCC"):
-        found = shutil.which(env["HIPCC"])
-        return Path(found) if found else None
-    candidates = []
-    if env.get("ROCM_PATH"):
-        candidates.append(Path(env["ROCM_PATH"]) / "bin" / "hipcc")
-    on_path = shutil.which("hipcc", path=env.get("PATH"))
-    if on_path:
-        candidates.append(Path(on_path))
-    candidates.append(Path("/opt/rocm/bin/hipcc"))
-    return next((c for c in candidates if c.is_file() and os.access(c, os.X_OK)), None)
-
-
-_HIP_VERSION = re.compile(r"HIP version:\s*(\d+)\.(\d+)|^(\d+)\.(\d+)\.\d+", re.M)
-
-
-def parse_hip_version(text: str) -> Version | None:
-    """``HIP version: 5.2.21153-0`` → (5, 2, 0). The third field is a build number, not a patch."""
-    m = _HIP_VERSION.search(text)
-    if not m:
-        return None
-    major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-    return (int(major), int(minor), 0)
-
-
-def compile_env(env: Mapping[str, str] = os.environ) -> dict[str, str]:
-    return {**env, "HIP_PLATFORM": "amd"}
-
-
-def probe(env: Mapping[str, str] = os.environ) -> Compiler:
-    """The hipcc to use and its HIP version (``hipcc --version``, else ``hipconfig --version``)."""
-    path = find_hipcc(env)
-    if path is None:
-        raise NoCompiler(f"no hipcc found; {INSTALL_HINT}")
-    version = None
-    for cmd in ([str(path), "--version"], [str(path.with_name("hipconfig")), "--version"]):
-        try:
-            out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=compile_env(env))
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        version = parse_hip_version(out.stdout + out.stderr)
-        if version is not None:
-            break
-    return Compiler(path, version)
-
-
 # -- compiling and parsing -------------------------------------------------------------
-
-def command(compiler: Compiler, path: Path, *, arch: str, includes: Iterable[Path]) -> list[str]:
-    incs = [f"-I{d}" for d in dict.fromkeys([path.parent, *includes])]
-    return [str(compiler.path), f"--offload-arch={arch}", "-fsyntax-only", "-std=c++17",
-            "-Wno-unused-command-line-argument", "-H", *incs, "-x", "hip", str(path)]
-
 
 def compile_one(compiler: Compiler, path: Path, *, arch: str = DEFAULT_ARCH,
                 includes: Iterable[Path] = (), timeout: float = TIMEOUT) -> Compiled:
-    cmd = command(compiler, path, arch=arch, includes=includes)
+    cmd = compiler.command(path, arch=arch, includes=list(includes))
     start = time.monotonic()
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
@@ -233,7 +164,7 @@ def compile_one(compiler: Compiler, path: Path, *, arch: str = DEFAULT_ARCH,
 
 _DIAG = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): "
                    r"(?P<sev>fatal error|error|warning|note|remark): (?P<msg>.*)$")
-_DRIVER = re.compile(r"^(?:clang|hipcc)(?:-\d+)?: (?P<sev>error|fatal error): (?P<msg>.*)$")
+_DRIVER = re.compile(r"^(?:(?:amd)?clang(?:\+\+)?|hipcc)(?:-\d+)?: (?P<sev>error|fatal error): (?P<msg>.*)$")
 _INCLUDED = re.compile(r"^(?:In file included from|\s+from) (?P<where>.+?:\d+)[:,]$")
 _HEADER = re.compile(r"^\.+ (?P<path>.+)$")
 
@@ -290,26 +221,31 @@ _QUOTED = re.compile(r"'([A-Za-z_][\w:]*)")
 
 
 def dated_after(message: str, compiler_version: Version | None, target: Version,
-                lookup: Callable[[str], list]) -> str:
-    """Why the compiler's headers cannot know a name in ``message``, or "" when they can.
+                lookup: Callable[[str], list],
+                filled: tuple[Version, frozenset[str]] | None = None) -> str:
+    """Why the headers checked against cannot know a name in ``message``, or "" when they can.
 
     ``lookup`` is ``MappingTable.find_by_target``: HIP name → table entries. A name counts
-    when its ``hip_added`` is after the compiler's HIP version, or it changed after that
+    when its ``hip_added`` is after the headers' HIP version, or it changed after that
     version and no later than the target. Compared on (major, minor): hipcc reports a build
-    number where the tables have a patch.
+    number where the tables have a patch. ``filled`` is (older version, the words of the
+    set's own files) for a set whose gaps were filled from an older one: a name its own
+    files never spell is judged by the older version (7.1's set has 6.2's hip_fp16.h).
     """
     if compiler_version is None:
         return ""
-    have = compiler_version[:2]
     for name in dict.fromkeys(_QUOTED.findall(message)):
-        for entry in lookup(name.rsplit("::", 1)[-1]):
+        short = name.rsplit("::", 1)[-1]
+        version = filled[0] if filled and short not in filled[1] else compiler_version
+        have = version[:2]
+        for entry in lookup(short):
             if entry.hip_added is not None and entry.hip_added[:2] > have:
                 return (f"{name} exists from HIP {short_version(entry.hip_added)}; "
-                        f"this compiler is HIP {short_version(compiler_version)}")
+                        f"the headers are HIP {short_version(version)}")
             later = [v for v in entry.hip_changed if have < v[:2] and v <= target]
             if later:
                 return (f"{name} changed in HIP {short_version(later[0])}; "
-                        f"this compiler is HIP {short_version(compiler_version)}")
+                        f"the headers are HIP {short_version(version)}")
     return ""
 
 
@@ -318,7 +254,8 @@ _NOT_FOUND = re.compile(r"^'(?P<header>[^']+)' file not found")
 
 def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping[Path, list[Finding]],
              *, compiler_version: Version | None, target: Version,
-             lookup: Callable[[str], list], library_headers: frozenset[str]) -> list[Verdict]:
+             lookup: Callable[[str], list], library_headers: frozenset[str],
+             filled: tuple[Version, frozenset[str]] | None = None) -> list[Verdict]:
     """One verdict per distinct error, in (path, line, col) order.
 
     ``findings`` has a key for every checked file. An error inside a header that is not one
@@ -337,13 +274,12 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
             if (path, line) in by_include:
                 by_include[(path, line)].more += 1
                 continue
-        near = tuple(f for f in findings.get(path, ()) if not f.fixed
-                     and f.line - WINDOW <= line <= (f.end_line or f.line) + WINDOW) if path else ()
+        near = _near(line, findings.get(path, ()) if path else ())
         missing = _NOT_FOUND.match(d.message)
         if missing and missing["header"] in library_headers:
             kind, reason = NOT_INSTALLED, (f"{missing['header']} belongs to a ROCm library that is "
                                            "not installed here; the rest of this file was not checked")
-        elif reason := dated_after(d.message, compiler_version, target, lookup):
+        elif reason := dated_after(d.message, compiler_version, target, lookup, filled):
             kind = OLDER
         elif near:
             kind, reason = PREDICTED, "; ".join(sorted({f.code for f in near}))
@@ -362,6 +298,12 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
     return verdicts
 
 
+def _near(line: int, findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """The unfixed findings within ``WINDOW`` lines of ``line`` (or of their span)."""
+    return tuple(f for f in findings if not f.fixed
+                 and f.line - WINDOW <= line <= (f.end_line or f.line) + WINDOW)
+
+
 def _naming(message: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
     """Findings of the file whose message names an identifier the error quotes.
 
@@ -377,9 +319,14 @@ def _naming(message: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
 
 
 def _judged_at(d: Diagnostic, checked: Mapping[Path, object]) -> tuple[Path | None, int]:
-    """The diagnostic's own place when in a checked file, else the innermost checked include."""
+    """The diagnostic's own place when in a checked file; else the first note there (the
+    call whose template instantiation failed inside a system header: HIP 7's mask
+    static_assert); else the innermost checked include."""
     if d.path is None or d.path in checked:
         return d.path, d.line
+    for note in d.notes:
+        if (m := _DIAG.match(note)) and (where := Path(m["path"]).resolve()) in checked:
+            return where, int(m["line"])
     for where in reversed(d.included_from):
         name, _, line = where.rpartition(":")
         candidate = Path(name).resolve()
@@ -413,10 +360,12 @@ def verify(units: Iterable[Unit], *, compiler: Compiler, target: Version, arch: 
     findings = {u.path.resolve(): list(u.findings) for u in units}
     table = load_table()
     library_headers = frozenset(h for rule in table.headers.values() for h in (rule.hip, rule.roc) if h)
+    hs = compiler.headers
+    filled = (hs.filled_from, own_words(hs)) if hs is not None and hs.filled_from else None
     verdicts = classify(((r.path, d) for r in runs for d in r.diagnostics), findings,
                         compiler_version=compiler.hip_version, target=target,
-                        lookup=table.find_by_target, library_headers=library_headers)
-    return Verification(compiler, arch, runs, verdicts)
+                        lookup=table.find_by_target, library_headers=library_headers, filled=filled)
+    return Verification(compiler, arch, runs, verdicts, target)
 
 
 def line_map(old: bytes, new: bytes) -> Callable[[int], int]:
@@ -499,8 +448,14 @@ def include_roots(plan_: Plan) -> list[Path]:
 
 
 def units_from_paths(paths: Iterable[Path], options: Options) -> list[Unit]:
-    """Already converted code: each source worth checking, with the findings a scan makes on it."""
+    """Already converted code: each source worth checking, with the findings a scan makes on it.
+
+    ``.hip`` is scanned too: it is what converted code is often named, though no CUDA
+    input has it.
+    """
     units = []
+    if ".hip" not in options.extensions:
+        options = replace(options, extensions=(*options.extensions, ".hip"))
     for r in scan_paths(paths, options):
         if r.source is None or r.status in ("error", "skipped", "other"):
             continue
@@ -514,17 +469,18 @@ def units_from_paths(paths: Iterable[Path], options: Options) -> list[Unit]:
 
 
 def run_and_report(units: list[Unit], *, target: Version, arch: str, includes: Iterable[Path],
-                   jobs: int, echo: Callable[..., None]) -> int:
-    """What ``--verify`` and ``hipport verify`` do: 0 compiles, 1 compile errors, 2 no hipcc."""
+                   jobs: int, echo: Callable[..., None], compiler: str | None = None) -> int:
+    """What ``--verify`` and ``hipport verify`` do: 0 compiles, 1 compile errors, 2 no
+    compiler or header set for the target."""
     try:
-        compiler = probe()
+        chosen = select(target, compiler=compiler)
     except NoCompiler as e:
         echo(f"hipport: verify: {e}", err=True)
         return 2
     if not units:
         echo("hipport verify: no CUDA or HIP sources to check")
         return 0
-    result = verify(units, compiler=compiler, target=target, arch=arch, includes=includes, jobs=jobs)
+    result = verify(units, compiler=chosen, target=target, arch=arch, includes=includes, jobs=jobs)
     echo(render(result), nl=False)
     return result.exit_status()
 
@@ -542,8 +498,7 @@ def _shown(path: Path | None) -> str:
 
 def render(v: Verification) -> str:
     """Errors in file order, each with its class and linked findings; then a summary."""
-    version = short_version(v.compiler.hip_version) if v.compiler.hip_version else "unknown version"
-    lines = [f"hipport verify: {v.compiler.path} (HIP {version}), --offload-arch={v.arch}"]
+    lines = [f"hipport verify: {v.compiler.describe(v.target, v.arch)}"]
     for r in sorted(v.runs, key=lambda r: str(r.path)):
         if r.failure:
             lines.append(f"{_shown(r.path)}: not checked: {r.failure}")

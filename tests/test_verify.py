@@ -1,6 +1,6 @@
 """hipport.verify without a real compiler: canned clang output, classification, and the CLI
 driven through a fake hipcc script. These always run; tests/test_compile_fixtures.py is
-the tier that needs AMD's hipcc."""
+the tier that needs clang and the HIP header sets (tests/test_headers.py: choosing them)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from hipport import compilers as C
 from hipport import verify as V
 from hipport.cli import main
 from hipport.findings import Finding, Severity
@@ -33,8 +34,9 @@ clang: error: unsupported option '--bogus'
 """
 
 
-def finding(path: Path, line: int, code: str = "HP201", fixed: bool = False) -> Finding:
-    return Finding(code, "slug", Severity.HIGH, str(path), line, 1, line, 2, "msg", fixed=fixed)
+def finding(path: Path, line: int, code: str = "HP201", fixed: bool = False,
+            end: int | None = None) -> Finding:
+    return Finding(code, "slug", Severity.HIGH, str(path), line, 1, end or line, 2, "msg", fixed=fixed)
 
 
 def test_parse_output_diagnostics_notes_chains_headers(tmp_path):
@@ -60,7 +62,7 @@ def test_chain_is_inherited_by_later_errors_in_the_same_header(tmp_path):
     ("nothing here", None),
 ])
 def test_parse_hip_version(text, version):
-    assert V.parse_hip_version(text) == version
+    assert C.parse_hip_version(text) == version
 
 
 def test_find_hipcc_order(tmp_path):
@@ -68,9 +70,9 @@ def test_find_hipcc_order(tmp_path):
     exe.parent.mkdir(parents=True)
     exe.write_text("#!/bin/sh\n")
     exe.chmod(0o755)
-    assert V.find_hipcc({"ROCM_PATH": str(tmp_path / "rocm"), "PATH": ""}) == exe
-    assert V.find_hipcc({"HIPCC": str(exe), "PATH": ""}) == exe
-    assert V.find_hipcc({"HIPCC": str(tmp_path / "nope"), "PATH": ""}) is None
+    assert C.find_hipcc({"ROCM_PATH": str(tmp_path / "rocm"), "PATH": ""}) == exe
+    assert C.find_hipcc({"HIPCC": str(exe), "PATH": ""}) == exe
+    assert C.find_hipcc({"HIPCC": str(tmp_path / "nope"), "PATH": ""}) is None
 
 
 def _classify(tmp_path, diags, findings, lookup=lambda name: [], headers=frozenset()):
@@ -96,16 +98,16 @@ def test_classification_kinds(tmp_path):
         d(40, "use of undeclared identifier 'bar'"),
         d(50, "'local.h' file not found"),
     ]
-    findings = {a: [finding(a, 21), finding(a, 40, fixed=True)]}
+    findings = {a: [finding(a, 17, end=18), finding(a, 40, fixed=True)]}
     lookup = {"hipStreamCopyAttributes": [Entry((7, 2, 0))], "hipGraphInstantiate": [Entry((4, 3, 0))]}
     verdicts = _classify(tmp_path, diags, findings, lambda n: lookup.get(n, []),
                          frozenset({"hipblas/hipblas.h"}))
     assert [(v.line, v.kind) for v in verdicts] == [
         (3, V.NOT_INSTALLED), (10, V.OLDER), (11, V.OLDER), (20, V.PREDICTED),
         (30, V.UNPREDICTED), (40, V.UNPREDICTED), (50, V.MISSING)]
-    assert "exists from HIP 7.2; this compiler is HIP 5.2" in verdicts[1].reason
+    assert "exists from HIP 7.2; the headers are HIP 5.2" in verdicts[1].reason
     assert "follows the error at line 10" in verdicts[2].reason
-    assert [f.line for f in verdicts[3].findings] == [21]
+    assert [f.line for f in verdicts[3].findings] == [17]  # two lines after its span
 
 
 def test_changed_after_the_compiler_counts_as_older():
@@ -113,6 +115,17 @@ def test_changed_after_the_compiler_counts_as_older():
     assert "changed in HIP 6.0" in V.dated_after("no member 'hipX'", (5, 2, 0), (7, 2, 1),
                                                  lambda n: lookup(n, []))
     assert V.dated_after("no member 'hipX'", (6, 3, 0), (7, 2, 1), lambda n: lookup(n, [])) == ""
+
+
+def test_a_name_only_the_filled_files_would_hold_is_judged_by_the_older_set():
+    lookup = {"HIPRT_INF_FP16": [Entry((7, 0, 0))], "hipStreamGetId": [Entry((7, 1, 0))]}.get
+    words = frozenset({"hipStreamGetId"})
+    msg = "use of undeclared identifier 'HIPRT_INF_FP16'"
+    assert V.dated_after(msg, (7, 1, 25424), (7, 2, 1), lambda n: lookup(n, [])) == ""
+    assert V.dated_after(msg, (7, 1, 25424), (7, 2, 1), lambda n: lookup(n, []),
+                         ((6, 2, 41134), words)) == "HIPRT_INF_FP16 exists from HIP 7.0; the headers are HIP 6.2.41134"
+    assert V.dated_after("no 'hipStreamGetId'", (7, 1, 25424), (7, 2, 1), lambda n: lookup(n, []),
+                         ((6, 2, 41134), words)) == ""
 
 
 def test_system_header_errors_are_judged_at_the_include_once(tmp_path):
@@ -135,7 +148,7 @@ def test_line_map_follows_inserted_and_removed_lines():
 def test_exit_status_ignores_machine_explained_errors(tmp_path):
     a = tmp_path / "a.hip"
     run = V.Compiled(a, 1, 0.1)
-    comp = V.Compiler(Path("hipcc"), (5, 2, 0))
+    comp = C.Compiler(Path("hipcc"), (5, 2, 0))
     older = V.Verdict(V.Diagnostic(a, 1, 1, "error", "x"), a, a, 1, V.OLDER)
     assert V.Verification(comp, "gfx90a", [run], [older]).exit_status() == 0
     other = V.Verdict(V.Diagnostic(a, 2, 1, "error", "y"), a, a, 2, V.UNPREDICTED)
@@ -143,7 +156,7 @@ def test_exit_status_ignores_machine_explained_errors(tmp_path):
 
 
 FAKE_HIPCC = """#!/bin/sh
-if [ "$1" = "--version" ]; then echo "HIP version: 5.2.21153-0"; exit 0; fi
+if [ "$1" = "--version" ]; then echo "HIP version: 7.2.53211-0"; exit 0; fi
 for last; do :; done
 case "$last" in
   *bad.cu) echo "$last:2:3: error: use of undeclared identifier 'hipNotAThing'" >&2; exit 1;;
@@ -182,12 +195,34 @@ def test_verify_command_with_a_fake_hipcc(tmp_path, fake_hipcc, monkeypatch):
     assert "1 files checked, 1 compile, 0 fail" in result.output
 
 
-def test_no_hipcc_exits_2_with_install_hint(tmp_path, monkeypatch):
+def test_no_header_set_exits_2_naming_the_fetch(tmp_path, monkeypatch):
+    clang = tmp_path / "bin" / "clang++-19"
+    clang.parent.mkdir()
+    clang.write_text("#!/bin/sh\necho 'clang version 19.1.7'\n")
+    clang.chmod(0o755)
     monkeypatch.setenv("HIPCC", str(tmp_path / "missing-hipcc"))
+    monkeypatch.setenv("HIPPORT_CACHE_DIR", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("PATH", str(clang.parent))
     (tmp_path / "ok.cu").write_text("__global__ void k() {}\n")
     result = CliRunner().invoke(main, ["verify", str(tmp_path / "ok.cu")])
     assert result.exit_code == 2
-    assert "apt-get install hipcc" in result.output
+    assert "no HIP header set under" in result.output and "--fetch-headers" in result.output
+
+
+def test_no_compiler_exits_2(tmp_path, monkeypatch):
+    monkeypatch.setenv("HIPCC", str(tmp_path / "missing-hipcc"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    (tmp_path / "ok.cu").write_text("__global__ void k() {}\n")
+    result = CliRunner().invoke(main, ["verify", str(tmp_path / "ok.cu")])
+    assert result.exit_code == 2
+    assert "apt-get install clang-19" in result.output
+    result = CliRunner().invoke(main, ["verify", "--compiler", "no-such-clang", str(tmp_path / "ok.cu")])
+    assert result.exit_code == 2 and "--compiler no-such-clang: not found" in result.output
+
+
+def test_verify_needs_paths_unless_fetching():
+    result = CliRunner().invoke(main, ["verify"])
+    assert result.exit_code == 2 and "or --fetch-headers" in result.output
 
 
 @pytest.mark.parametrize("flag", [["-o", "-"], ["--diff"]])
@@ -199,12 +234,40 @@ def test_verify_needs_written_files(tmp_path, flag):
 
 
 def test_command_line_shape(tmp_path):
-    cmd = V.command(V.Compiler(Path("/usr/bin/hipcc"), (5, 2, 0)), tmp_path / "a.hip",
-                    arch="gfx942", includes=[tmp_path / "inc"])
+    cmd = C.Compiler(Path("/usr/bin/hipcc"), (6, 3, 0)).command(
+        tmp_path / "a.hip", arch="gfx942", includes=[tmp_path / "inc"])
     assert cmd[:4] == ["/usr/bin/hipcc", "--offload-arch=gfx942", "-fsyntax-only", "-std=c++17"]
+    assert "-DHIP_ENABLE_WARP_SYNC_BUILTINS" in cmd
     assert f"-I{tmp_path}" in cmd and f"-I{tmp_path / 'inc'}" in cmd
     assert cmd[-3:] == ["-x", "hip", str(tmp_path / "a.hip")]
-    assert V.compile_env({})["HIP_PLATFORM"] == "amd"
+    assert C.compile_env({})["HIP_PLATFORM"] == "amd"
+
+
+def test_clang_command_points_at_the_header_set(tmp_path):
+    hs = C.H.HeaderSet(tmp_path / "7.1.25424", (7, 1, 25424))
+    cmd = C.Compiler(Path("/usr/bin/clang++-19"), hs.version, hs, "19.1.7").command(
+        tmp_path / "a.hip", arch="gfx1100", includes=[])
+    assert cmd[:5] == ["/usr/bin/clang++-19", "-x", "hip", "--offload-arch=gfx1100", "-nogpulib"]
+    assert f"--rocm-path={hs.root}" in cmd
+    assert cmd[cmd.index("-isystem") + 1] == str(hs.include)
+    assert not [a for a in cmd if a.startswith("-D")]  # 7.x: *_sync builtins are on by default
+    six = C.H.HeaderSet(tmp_path / "6.2.41134", (6, 2, 41134))
+    cmd = C.Compiler(Path("clang++-22"), six.version, six, "22.1.0").command(
+        tmp_path / "a.hip", arch="gfx1100", includes=[])
+    assert "-DHIP_ENABLE_WARP_SYNC_BUILTINS" in cmd and "-D__AMDGCN_WAVEFRONT_SIZE=32" in cmd
+
+
+def test_an_error_inside_a_system_template_is_judged_at_the_call(tmp_path):
+    a = (tmp_path / "a.hip").resolve()
+    header = Path("/opt/h/include/hip/amd_detail/amd_warp_sync_functions.h")
+    d = V.Diagnostic(header, 188, 62, "error", "static assertion failed: The mask must be a 64-bit integer",
+                     notes=(f"{a}:6:10: note: in instantiation of function template specialization "
+                            "'__shfl_down_sync<unsigned int, float>' requested here",),
+                     included_from=(f"{a}:1",))
+    verdicts = _classify(tmp_path, [d], {a: [finding(a, 5, "HP202")]})
+    assert [(v.path, v.line, v.kind) for v in verdicts] == [(a, 6, V.PREDICTED)]
+    verdicts = _classify(tmp_path, [d], {a: [finding(a, 12, "HP202")]})
+    assert [(v.line, v.kind) for v in verdicts] == [(6, V.UNPREDICTED)]  # not the include
 
 
 def test_an_error_naming_what_a_finding_names_is_predicted(tmp_path):

@@ -398,12 +398,14 @@ class ConstPointerSignature:
 
 @REGISTRY.rule
 class MemsetParamsLayout:
-    """Positional initialisation of cudaMemsetParams on ROCm 6.x
+    """Positional initialisation of cudaMemsetParams
 
-    `hipMemsetParams` had a different field order before ROCm 7.0
-    (`{dst, elementSize, height, pitch, value, width}` vs CUDA's
+    `hipMemsetParams` has another field order than CUDA's
+    (`{dst, elementSize, height, pitch, value, width}` vs
     `{dst, pitch, value, elementSize, width, height}`), so a positional aggregate
-    initialiser puts values in the wrong fields. (rocm-versions.md SIG-05)
+    initialiser puts values in the wrong fields. The HIP 7.0 notes announce CUDA's order
+    (rocm-versions.md SIG-05), but the released HIP 7.1.25424 headers still have the old
+    one, so no target is sure: assign by name.
 
     ## Example
 
@@ -425,7 +427,6 @@ class MemsetParamsLayout:
     slug = "memset-params-positional"
     severity = Severity.HIGH
     effort = Effort.SMALL
-    rocm_max = (7, 0, 0)
 
 
 @REGISTRY.rule
@@ -522,7 +523,7 @@ def memset_params_init(node: Node, ctx: Context) -> None:
     if items and all(c.type != "initializer_pair" for c in items):
         ctx.report(MemsetParamsLayout, value,
                    f"positional initialiser of {ctx.text(type_node)}: the HIP struct's field "
-                   "order differs before ROCm 7.0",
+                   "order differs from CUDA's (the HIP 7.1 headers still have the 6.x order)",
                    "Assign the members by name (p.dst = …; p.pitch = …).")
 
 
