@@ -65,9 +65,6 @@ KNOWN_GAPS: dict[tuple[str, str] | tuple[str, str, str], str] = {
     ("fixtures/rules/device/shared_memory_ok.cu", "hipFuncSetAttribute"):
         "a kernel passed where HIP (6.2 and 7.1 headers) takes const void*: needs the "
         "argument rewrite reinterpret_cast<const void*> (hipify-argument-rewrites.md)",
-    ("fixtures/rules/device/texture_object.cu", "unavailable"):
-        "gfx942 has no image support (__HIP_NO_IMAGE_SUPPORT in both header sets): texture "
-        "objects compile only for other targets; no rule says so yet",
 }
 
 

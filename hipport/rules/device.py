@@ -748,7 +748,9 @@ _TEX_BIND = {"cudaBindTexture", "cudaBindTexture2D", "cudaBindTextureToArray",
              "cudaGetTextureAlignmentOffset"}
 # The reduce and scan headers also bring the operator functors (cg::plus…), absent with them.
 _CG_MISSING = {"reduce", "inclusive_scan", "exclusive_scan", "memcpy_async", "wait", "wait_prior",
-               "plus", "less", "greater", "bit_and", "bit_or", "bit_xor"}
+               "plus", "less", "greater", "bit_and", "bit_or", "bit_xor",
+               # not in HIP 6.2's amd_hip_cooperative_groups.h (which 7.1's set shares)
+               "binary_partition", "labeled_partition", "invoke_one", "invoke_one_broadcast"}
 _DEVICE_LAUNCH_APIS = {"cudaLaunchDevice", "cudaGetParameterBuffer", "cudaGetParameterBufferV2"}
 #: The called names whose arguments ``_call`` reads (the others never need them listed).
 _ARGS_READ = frozenset({"sync", "cudaFuncSetAttribute", "static_cast", "reinterpret_cast"} | _TEX_FETCH)

@@ -1,0 +1,81 @@
+"""The rules learnt from the released HIP headers (hipport/rules/released_headers.py): the
+fixes convert applies, and cases the line-annotated fixtures cannot show. The fixtures
+themselves (fixtures/rules/{api,warp,device}/released_*.cu, *_ok.cu) are checked by the
+family harnesses in test_rules_api.py, test_rules_warp.py and test_rules_device.py."""
+
+from __future__ import annotations
+
+from hipport.analyze import analyze
+from hipport.options import Options
+from hipport.pipeline import transform
+from hipport.versions import parse_version
+
+
+def findings(src: str, rocm: str = "7.2.1") -> list[tuple[int, str, str]]:
+    ctx = analyze(src.encode(), "t.cu", Options(rocm=parse_version(rocm)))
+    return [(f.line, f.code, f.message) for f in ctx.findings if f.code in
+            ("HP120", "HP121", "HP217", "HP330", "HP331", "HP332")]
+
+
+def converted(src: str, rocm: str = "7.2.1") -> str:
+    out, _, _ = transform(src.encode(), "t.cu", Options(rocm=parse_version(rocm), apply_fixes=True))
+    return out.decode()
+
+
+def test_void_pointer_arguments_are_cast_and_void_pointers_left_alone():
+    src = ("void f(float* h) {\n  float* d;\n  cudaHostGetDevicePointer(&d, h, 0);\n"
+           "  void* v;\n  cudaHostGetDevicePointer(&v, h, 0);\n}\n")
+    out = converted(src)
+    assert "hipHostGetDevicePointer(reinterpret_cast<void**>(&d), h, 0);" in out
+    assert "hipHostGetDevicePointer(&v, h, 0);" in out
+
+
+def test_malloc_pitch_needs_the_cast_on_6x_only():
+    src = "void f() { float* p; size_t pitch; cudaMallocPitch(&p, &pitch, 4, 4); }\n"
+    assert "reinterpret_cast<void**>(&p)" in converted(src, "6.3")
+    assert "reinterpret_cast<void**>" not in converted(src, "7.2.1")
+
+
+def test_block_scope_atomics_become_device_scope():
+    src = "__global__ void k(int* n) { atomicAdd_block(n, 1); atomicCAS_block(n, 0, 1); }\n"
+    out = converted(src)
+    assert "atomicAdd(n, 1); atomicCAS(n, 0, 1);" in out
+    assert [code for _, code, _ in findings(src)] == ["HP332", "HP332"]
+
+
+def test_overload_collapse_names_both_and_the_first_line():
+    src = ("#include <cuda.h>\nconst char* e(cudaError_t x) { return 0; }\n"
+           "const char* e(CUresult x) { return 0; }\n")
+    [(line, code, message)] = findings(src)
+    assert (line, code) == (3, "HP120")
+    assert message == ("`e(CUresult)` and `e(cudaError_t)` (line 2) both become "
+                       "`e(hipError_t)` on HIP: a redefinition")
+
+
+def test_overloads_in_different_classes_do_not_collapse():
+    src = ("struct A { int f(cudaError_t e) { return 0; } };\n"
+           "struct B { int f(CUresult e) { return 0; } };\n")
+    assert findings(src) == []
+
+
+def test_narrow_mask_is_reported_at_the_call_with_its_declared_type():
+    src = ("__device__ float r(float v, uint32_t m) {\n"
+           "  return __shfl_xor_sync(m, v, 1);\n}\n")
+    [(line, code, message)] = findings(src)
+    assert (line, code) == (2, "HP217") and "`m` (`uint32_t`" in message
+
+
+def test_syncwarp_mask_only_matters_where_syncwarp_exists():
+    src = "__device__ void w(unsigned m) { __syncwarp(m); }\n"
+    assert [c for _, c, _ in findings(src, "7.2.1")] == ["HP217"]
+    assert findings(src, "6.3") == []
+
+
+def test_surface_read_with_boundary_mode_and_value_form():
+    src = ("__global__ void k(cudaSurfaceObject_t s, float* o) {\n"
+           "  float a; surf2Dread(&a, s, 0, 0, cudaBoundaryModeClamp);\n"
+           "  surf1Dread(&a, s, 0, cudaBoundaryModeZero);\n"
+           "  o[0] = surf3Dread<float>(s, 0, 0, 0);\n}\n")
+    got = [(line, code) for line, code, _ in findings(src)]
+    assert (2, "HP331") in got and (4, "HP331") in got
+    assert (3, "HP331") not in got  # HIP's surf1Dread does take a boundary mode
