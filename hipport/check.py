@@ -85,13 +85,8 @@ def write_baseline(path: Path, findings: Iterable[Finding]) -> int:
     ]
     data = {"hipport-baseline": BASELINE_FORMAT, "tool-version": __version__, "findings": entries}
     try:
-        created = not path.exists()
         atomic_write(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"),
-                     mode_from=None if created else path)
-        if created:  # a project file, not a private temporary: the usual umask applies
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(path, 0o666 & ~umask)
+                     mode_from=path if path.exists() else None)
     except OSError as e:
         raise BaselineError(f"{path}: cannot write baseline: {e.strerror or e}") from e
     return sum(counts.values())
@@ -233,7 +228,7 @@ def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None) ->
     cold run over a whole tree still uses the process pool.
     """
     from hipport.files import FileError, SourceFile, discover, is_excluded, read_bytes
-    from hipport.pipeline import FileResult, run
+    from hipport.pipeline import FileResult, discovery_result, run
 
     options = options.with_(apply_fixes=False)
     inputs = [p for p in paths if not (p.is_file() and is_excluded(p, options.exclude))]
@@ -241,8 +236,7 @@ def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None) ->
     misses: list[tuple[int, SourceFile, str | None]] = []
     for item in discover(inputs, options):
         if isinstance(item, FileError):
-            results.append(FileResult(path=str(item.path), rel=item.path.name, status="error",
-                                      error=item.message))
+            results.append(discovery_result(item))
             continue
         if not item.is_source or cache is None:
             misses.append((len(results), item, None))

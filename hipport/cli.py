@@ -138,8 +138,13 @@ def _with_progress(results: "Iterable[FileResult]", quiet: bool) -> "Iterator[Fi
 
 
 def _print_errors(report) -> None:
-    for f in report.errors:
-        click.echo(f"hipport: error: {f.path}: {f.message}", err=True)
+    """Every per-file error, and every file skipped with a reason (a FIFO, a link out of
+    the tree, a binary source), on standard error: whatever else fails, none goes unnamed."""
+    for f in report.files:
+        if f.status == "error":
+            click.echo(f"hipport: error: {f.path}: {f.message}", err=True)
+        elif f.status == "skipped" and f.message:
+            click.echo(f"hipport: warning: {f.path}: skipped: {f.message}", err=True)
 
 
 # -- verify -------------------------------------------------------------------------
@@ -287,13 +292,13 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
     dest = report_path
     if dest is None and not no_report and the_plan.report_dir is not None:
         dest = the_plan.report_dir / "hipport-report.md"
+    _print_errors(report)  # first: a report that cannot be written must not hide them
     if dest is not None and not no_report:
         try:
             _write_report(report, dest, None)
         except OSError as e:
             click.echo(f"hipport: error: {dest}: cannot write report: {e.strerror or e}", err=True)
             ctx.exit(EXIT_USAGE)
-    _print_errors(report)
     if not quiet:
         line = _summary_line(report)
         if dest is not None and not no_report:
@@ -332,6 +337,7 @@ def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | N
     opts = build_options(ctx, inputs)
     report = collect(_with_progress(scan_paths(inputs, opts), quiet), opts, "scan")
     if output is not None:
+        _print_errors(report)  # first: a report that cannot be written must not hide them
         try:
             _write_report(report, output, fmt)
         except OSError as e:
@@ -339,7 +345,7 @@ def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | N
             ctx.exit(EXIT_USAGE)
     else:
         click.echo(render(report, fmt, color=fmt == "text" and sys.stdout.isatty()), nl=False)
-    _print_errors(report)  # on standard error too, so a redirected report still shows them
+        _print_errors(report)  # on standard error too, so a redirected report still shows them
     if not quiet and (output is not None or fmt != "text"):
         click.echo(_summary_line(report), err=True)
     ctx.exit(exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None))

@@ -17,11 +17,12 @@ otherwise.
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hipport.files import atomic_write, backup, output_path, read_bytes, resolved
+from hipport.files import atomic_write, backup, inside_root, output_path, read_bytes, resolved
 from hipport.pipeline import FileResult, run_paths
 
 REPORT_NAME = "hipport-report.md"
@@ -56,7 +57,7 @@ def plan(inputs: list[Path], output: str | None, *, in_place: bool, diff: bool,
     result = _plan(inputs, output, in_place=in_place, diff=diff, backup=backup)
     for t in result.targets:
         dest = t.root if t.root is not None else t.file
-        if dest is not None and not t.in_place and dest.resolve() == t.input.resolve():
+        if dest is not None and not t.in_place and _real(dest) == _real(t.input):
             raise UsageError(f"{t.input}: the output would overwrite the input "
                              "(use --in-place to mean that)")
     return result
@@ -80,7 +81,9 @@ def _plan(inputs: list[Path], output: str | None, *, in_place: bool, diff: bool,
         return Plan((Target(inputs[0]),), stdout=True)
     if output is not None:
         out = Path(output)
-        single_file = len(inputs) == 1 and inputs[0].is_file()
+        # Anything but a directory counts as a file here: a missing or broken input is an
+        # error for the run to name, not a reason to make OUT a directory.
+        single_file = len(inputs) == 1 and not inputs[0].is_dir()
         if single_file and not out.is_dir() and not output.endswith(("/", "\\")):
             return Plan((Target(inputs[0], file=out),), report_dir=out.parent)
         if len(inputs) == 1:
@@ -102,7 +105,21 @@ def _plan(inputs: list[Path], output: str | None, *, in_place: bool, diff: bool,
 
 
 def _name(p: Path) -> str:
-    return p.resolve().name or "input"
+    return Path(_real(p)).name or "input"
+
+
+def _real(p: Path) -> str:
+    """The real path, without raising on a looping link (discovery reports that)."""
+    return os.path.realpath(p)
+
+
+def write_root(target: Target) -> Path | None:
+    """The root the writes for ``target`` must stay in: the input (its directory, for a
+    file) with --in-place, the mirrored output tree with -o DIR; None for a single output
+    file, which the user named exactly."""
+    if target.in_place:
+        return target.input if target.input.is_dir() else target.input.parent
+    return target.root
 
 
 def destination(target: Target, result: FileResult) -> Path:
@@ -139,6 +156,10 @@ def _deliver(plan_: Plan, target: Target, result: FileResult, emit) -> None:
         return
     try:
         dest = destination(target, result)
+        root = write_root(target)
+        if root is not None and not inside_root(dest, root):
+            raise ValueError(f"{resolved(dest)} is outside {root} (through a symbolic link): "
+                             "not written")
         if target.in_place:
             if result.output is not None:
                 if plan_.backup:

@@ -1,9 +1,15 @@
 """Finding, classifying, reading and (atomically) writing files.
 
 The only module that touches the disk for writing. Everything here is careful in the
-same ways: errors are values naming the file (the run goes on), output paths stay inside
-the output directory, writes go to a temporary file that is renamed into place, and an
-existing backup is never overwritten (it holds the oldest original).
+same ways: errors are values naming the file (the run goes on), writes stay inside the
+roots the user named (real paths are compared, so a symbolic link cannot lead a write
+out), writes go to a temporary file that is renamed into place (temporaries a killed run
+left behind are removed by the next run that writes there), new files get the user's
+umask, and an existing backup is never overwritten (it holds the oldest original).
+
+Reading follows a symbolic link to a directory only while it stays inside the input
+(``--follow-symlinks`` lifts that); FIFOs, sockets and devices inside a tree are named
+and skipped, never opened (opening a FIFO blocks until someone writes to it).
 """
 
 from __future__ import annotations
@@ -12,6 +18,8 @@ import fnmatch
 import itertools
 import os
 import re
+import stat
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,6 +30,9 @@ from hipport.options import Options
 #: Directories that are never part of a source tree.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", ".tox"})
 BACKUP_SUFFIX = ".prehip"
+TEMP_SUFFIX = ".hipport-tmp"
+#: A temporary older than this whose process is gone was left by a killed run.
+STALE_TEMP_SECONDS = 60
 
 #: Byte-level pre-filter: a file with none of these cannot hold anything hipport rewrites
 #: or reports, so it is not parsed. Broad on purpose (a false hit costs one parse; a miss
@@ -50,8 +61,12 @@ class SourceFile:
 
 @dataclass(frozen=True)
 class FileError:
+    """A path that is not processed: an error (exit 2), or with ``skipped`` a file left
+    alone on purpose (a FIFO, a link out of the tree) that the report still names."""
+
     path: Path
     message: str
+    skipped: bool = False
 
 
 def looks_like_cuda(data: bytes) -> bool:
@@ -80,38 +95,71 @@ def discover(
 ) -> Iterator[SourceFile | FileError]:
     """Every file under ``inputs`` in a deterministic order, or an error value per bad path.
 
-    Directories are walked sorted; symlinked directories are followed once (a loop is
-    reported, not followed); ``avoid`` (the output directory) is never entered.
+    Directories are walked sorted; a symlinked directory is followed once, and only while
+    its real path stays inside the input's (or with ``options.follow_symlinks``); a loop
+    is reported, not followed; ``avoid`` (the output directory) is never entered.
     """
     exts = tuple(e.lower() for e in options.extensions)
-    avoid_real = avoid.resolve() if avoid is not None else None
+    avoid_real = Path(os.path.realpath(avoid)) if avoid is not None else None
     for inp in inputs:
-        if not inp.exists() and not inp.is_symlink():
-            yield FileError(inp, "no such file or directory")
+        try:
+            st = os.stat(inp)
+        except OSError as e:
+            yield FileError(inp, _stat_problem(inp, e))
             continue
-        if inp.is_file():
+        if stat.S_ISREG(st.st_mode):
             yield SourceFile(inp, Path(inp.name), inp.parent, inp.suffix.lower() in exts)
-            continue
-        if not inp.is_dir():
-            yield FileError(inp, "not a regular file or directory (broken link?)")
-            continue
-        yield from _walk(inp, exts, options.exclude, avoid_real)
+        elif stat.S_ISDIR(st.st_mode):
+            yield from _walk(inp, exts, options.exclude, avoid_real, options.follow_symlinks)
+        else:
+            yield FileError(inp, f"not a regular file or directory ({_kind(st.st_mode)})")
 
 
-def _walk(root: Path, exts: tuple[str, ...], exclude: tuple[str, ...], avoid: Path | None):
-    seen_dirs: set[Path] = set()
+def _stat_problem(path: Path, e: OSError) -> str:
+    """Why ``path`` cannot be used, in the words a user would look for."""
+    import errno
+
+    if e.errno == errno.ELOOP:
+        return "symbolic link loop (too many levels of symbolic links)"
+    if e.errno == errno.ENOENT:
+        return "broken symbolic link" if os.path.islink(path) else "no such file or directory"
+    return f"cannot stat: {e.strerror or e}"
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _inside(path: str, root: str) -> bool:
+    """Whether real path ``path`` is ``root`` or below it (both already real)."""
+    return path == root or path.startswith(os.path.join(root, ""))
+
+
+def _walk(root: Path, exts: tuple[str, ...], exclude: tuple[str, ...], avoid: Path | None,
+          follow: bool):
+    seen_dirs: set[str] = set()
+    root_real = os.path.realpath(root)
     stack = [root]
     while stack:
         d = stack.pop()
-        try:
-            real = d.resolve(strict=True)
-        except (OSError, RuntimeError) as e:
-            yield FileError(d, f"cannot resolve directory: {e}")
-            continue
+        real = os.path.realpath(d)
         if real in seen_dirs:
-            yield FileError(d, "symlink loop: directory already visited")
+            if _inside(os.path.realpath(d.parent), real):
+                yield FileError(d, "symlink loop: directory already visited")
+            else:
+                yield FileError(d, f"same directory as {real}, already walked", skipped=True)
             continue
-        if avoid is not None and real == avoid:
+        if avoid is not None and real == str(avoid):
+            continue
+        if d is not root and not follow and not _inside(real, root_real):
+            yield FileError(d, f"symbolic link to {real}, outside the input: not followed "
+                            "(--follow-symlinks follows it for reading)", skipped=True)
             continue
         seen_dirs.add(real)
         try:
@@ -131,21 +179,37 @@ def _walk(root: Path, exts: tuple[str, ...], exclude: tuple[str, ...], avoid: Pa
                         subdirs.append(p)
                     continue
                 if not entry.is_file():
-                    if entry.is_symlink():
-                        yield FileError(p, "broken symbolic link")
+                    yield _not_a_file(p)
                     continue
             except OSError as e:
                 yield FileError(p, f"cannot stat: {e.strerror or e}")
                 continue
-            if p.name.endswith(BACKUP_SUFFIX):
+            if p.name.endswith(BACKUP_SUFFIX) or p.name.endswith(TEMP_SUFFIX):
                 continue
             yield SourceFile(p, rel, root, p.suffix.lower() in exts)
         stack.extend(reversed(subdirs))
 
 
+def _not_a_file(p: Path) -> FileError:
+    """A tree entry that is neither a file nor a directory: a broken or looping link is
+    an error (something is missing); a FIFO, socket or device is skipped, and named."""
+    try:
+        st = os.stat(p)
+    except OSError as e:
+        return FileError(p, _stat_problem(p, e))
+    return FileError(p, f"{_kind(st.st_mode)}: not read", skipped=True)
+
+
 def read_bytes(path: Path) -> bytes:
-    """Read a whole file; OSError propagates to the caller, which records it per file."""
-    with open(path, "rb") as f:
+    """Read a whole regular file; OSError propagates to the caller, which records it per
+    file. Opened non-blocking and checked before reading, so a FIFO or device that took
+    the place of a discovered file is refused instead of blocking or reading forever."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with open(fd, "rb", closefd=True) as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            import errno
+
+            raise OSError(errno.EINVAL, f"not a regular file ({_kind(os.fstat(fd).st_mode)})")
         return f.read()
 
 
@@ -173,24 +237,41 @@ def output_path(out_root: Path, rel: Path) -> Path:
     path = out_root / rel
     target = _resolved_str(path)
     root = _resolved_dir(os.path.abspath(out_root))
-    if target != root and not target.startswith(os.path.join(root, "")):
+    if not _inside(target, root):
         raise ValueError(f"output path {target} escapes the output directory {root}")
     return path
 
 
-#: Directories this process has made sure exist, so a tree costs one mkdir per directory.
+def inside_root(path: Path, root: Path) -> bool:
+    """Whether ``path`` (its directory resolved, its last component not followed: a write
+    replaces a link there rather than write through it) lies in real ``root``."""
+    return _inside(_resolved_str(path), _resolved_dir(os.path.abspath(root)))
+
+
+#: Directories this process has made sure exist (and cleaned of stale temporaries), so a
+#: tree costs one mkdir and one listing per directory.
 _made_dirs: set[Path] = set()
+
+
+@lru_cache(maxsize=1)
+def _new_file_mode() -> int:
+    """0666 less the user's umask: what ``open()`` would give a new file. Read once (the
+    only way to read the umask is to set it)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> bool:
     """Write ``data`` to ``path`` via a temporary file and rename; False if already identical.
 
     Unchanged files are not rewritten, so a second conversion into the same tree leaves
-    timestamps alone. The file mode is copied from ``mode_from`` (the input) when given.
-    Data is synced to disk before the rename only when it replaces an existing file (an
-    in-place conversion must never leave an empty source after a power cut); a new file
-    can always be made again from its input, and a sync per file would cost more than
-    converting it.
+    timestamps alone. The file mode is copied from ``mode_from`` (the input) when given,
+    else it is the umask's, as for any new file (the temporary itself is private until
+    renamed; a report once written 0600 that way gets the usual mode back). Data is synced to disk before the rename only when it replaces an
+    existing file (an in-place conversion must never leave an empty source after a power
+    cut); a new file can always be made again from its input, and a sync per file would
+    cost more than converting it.
     """
     replacing = path.is_file()
     try:
@@ -200,6 +281,7 @@ def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> b
         pass
     if path.parent not in _made_dirs:
         path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(path.parent)
         _made_dirs.add(path.parent)
     try:
         fd, tmp = _temporary_beside(path)
@@ -207,16 +289,16 @@ def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> b
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = _temporary_beside(path)
     try:
-        mode = os.stat(mode_from).st_mode & 0o7777 if mode_from is not None else None
+        mode = os.stat(mode_from).st_mode & 0o7777 if mode_from is not None else _new_file_mode()
         try:
             _write_all(fd, data)
-            if mode is not None and hasattr(os, "fchmod"):
+            if hasattr(os, "fchmod"):
                 os.fchmod(fd, mode)
             if replacing:
                 os.fsync(fd)
         finally:
             os.close(fd)
-        if mode is not None and not hasattr(os, "fchmod"):
+        if not hasattr(os, "fchmod"):
             os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -225,6 +307,45 @@ def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> b
         except OSError:
             pass
         raise
+    return True
+
+
+def remove_stale_temporaries(directory: Path) -> int:
+    """Delete the ``.NAME.PID.N.hipport-tmp`` files a killed run left in ``directory``:
+    those whose process is gone and that are older than a minute (a live run on another
+    machine sharing the folder renames its temporaries within milliseconds). Returns how
+    many were removed; a listing or removal that fails only leaves them."""
+    removed = 0
+    try:
+        entries = [e for e in os.scandir(directory) if e.name.endswith(TEMP_SUFFIX)]
+    except OSError:
+        return 0
+    now = time.time()
+    for entry in entries:
+        parts = entry.name.rsplit(".", 3)  # [".NAME", PID, N, "hipport-tmp"]
+        try:
+            pid = int(parts[1])
+            old = now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS
+        except (IndexError, ValueError, OSError):
+            continue
+        if old and not _alive(pid):
+            try:
+                os.unlink(entry.path)
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid() or os.name == "nt":  # Windows' os.kill would end the process
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists, owned by someone else (or cannot tell: keep it)
     return True
 
 
@@ -246,7 +367,7 @@ def _temporary_beside(path: Path) -> tuple[int, str]:
     ``O_EXCL`` still guarantees it is new, and a name that exists (a file left by a
     killed run of the same pid) is skipped."""
     while True:
-        tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}.{next(_temporaries)}.hipport-tmp")
+        tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}.{next(_temporaries)}{TEMP_SUFFIX}")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600), tmp
         except FileExistsError:

@@ -15,6 +15,7 @@ process pool without a command line.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -64,6 +65,8 @@ class Options:
     engine: str = "tree-sitter"
     compile_commands: Path | None = None  # -p: compile_commands.json, or the directory holding it
     clang_args: tuple[str, ...] = ()  # --clang-arg, after the compile database's flags
+    #: Follow symlinked directories that lead out of an input (for reading; writes never leave it).
+    follow_symlinks: bool = False
 
     def __post_init__(self) -> None:
         # Codes are matched as prefixes however they were written (HP2XX, hp2, HP201).
@@ -217,6 +220,10 @@ FIELDS: tuple[Field, ...] = (
     Field("exclude", "--exclude", "exclude", _strings, merge="extend", kind="multiple",
           metavar="GLOB", help="Skip paths matching GLOB (repeatable; added to the config's).",
           example="--exclude 'third_party/*'"),
+    Field("follow_symlinks", "--follow-symlinks", "follow-symlinks", _boolean, kind="switch",
+          help="Read symlinked directories that lead out of an input (writes never leave the "
+               "roots: --in-place stays in the input, -o in the output tree).",
+          example="--follow-symlinks"),
     Field("select", "--select", "select", _codes, metavar="CODES", commands=SOURCES,
           help="Report only these rule codes or prefixes, comma-separated (HP2 or HP2XX: the "
                "warp-size family).", example="--select HP2,HP101"),
@@ -328,7 +335,7 @@ def _toml():
 def find_project_config(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above ``start`` that has a ``[tool.hipport]`` table."""
     tomllib = _toml()
-    here = start.resolve()
+    here = Path(os.path.realpath(start))  # never raises: a looping link is reported later
     if here.is_file():
         here = here.parent
     for d in (here, *here.parents):

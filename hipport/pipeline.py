@@ -87,11 +87,18 @@ def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Fin
     return new, sorted(ctx.findings, key=Finding.sort_key), ctx.rewrites
 
 
+def discovery_result(item: FileError) -> FileResult:
+    """What discovery could not hand on: an error result, or a skipped one naming why."""
+    if item.skipped:
+        return FileResult(path=str(item.path), rel=item.path.name, status="skipped",
+                          note=item.message)
+    return FileResult(path=str(item.path), rel=item.path.name, status="error", error=item.message)
+
+
 def _process_item(item: SourceFile | FileError, options: Options) -> FileResult:
-    """A discovered file through the stages, or a discovery error as an error result."""
+    """A discovered file through the stages, or a discovery error as its result."""
     if isinstance(item, FileError):
-        return FileResult(path=str(item.path), rel=item.path.name, status="error",
-                          error=item.message)
+        return discovery_result(item)
     return process(item, options)
 
 

@@ -65,6 +65,8 @@ def read_twins(config: Path, options: Options) -> list[Twin]:
             raise ConfigError(f"{where}: dirs: {src} is not a directory")
         for item in discover([src_dir], options):
             if isinstance(item, FileError):
+                if item.skipped:  # a FIFO or a link out of the tree: not a source to twin
+                    continue
                 raise ConfigError(f"{where}: dirs: {item.path}: {item.message}")
             if item.is_source:
                 rel = item.rel.with_suffix(rename.get(item.rel.suffix, item.rel.suffix))

@@ -106,14 +106,41 @@ def add_hip_runtime(ctx: Context) -> None:
     if ctx.rewrites == 0 and not any(m in ctx.src for m in _DEVICE_MARKERS):
         return
     newline = b"\r\n" if b"\r\n" in ctx.src else b"\n"
-    at = _insertion_point(ctx)
+    at, before = _own_line(ctx, _insertion_point(ctx), newline)
     if runtime_at is not None and at >= runtime_at:
         return  # the first place it could go is the existing include (the HIP header
         # before it sits in an #if branch): a second copy there would add nothing
     # First in the list: among insertions at the same offset (a launch rewrite at the
     # first byte of the file) the include must come before everything else.
-    ctx.edits.insert(0, Edit(at, at, b"#include <" + HIP_RUNTIME.encode() + b">" + newline))
+    ctx.edits.insert(0, Edit(at, at, before + b"#include <" + HIP_RUNTIME.encode() + b">" + newline))
     ctx.rewrites += 1
+
+
+def _own_line(ctx: Context, at: int, newline: bytes) -> tuple[int, bytes]:
+    """Where the include goes so that it stands on a line of its own, and what must come
+    before it there (a newline, or nothing).
+
+    The parser may put ``at`` anywhere in broken code: at the end of a ``//`` comment
+    (the include would be commented out, and added again by every later run), between
+    ``\r`` and ``\n``, or after indentation. Only comments and blanks precede ``at`` on
+    its line, so the start of that line is the place, unless only blanks follow ``at``
+    there (then: the next line), the line starts inside a block comment begun earlier
+    (then: a newline at ``at``) or ``at`` ends a file with no final newline (then: a
+    newline first).
+    """
+    src = ctx.src
+    start = src.rfind(b"\n", 0, at) + 1
+    if not src[start:at].strip(b" \t\f\v\r"):
+        return start, b""
+    end = src.find(b"\n", at)
+    if end != -1 and not src[at:end].strip(b" \t\f\v\r"):
+        return end + 1, b""  # at the end of a comment line: the next line
+    if at == len(src):
+        return at, newline
+    node = ctx.tree.root_node.descendant_for_byte_range(start, start)
+    if node is not None and node.type == "comment" and node.start_byte < start:
+        return at, newline
+    return start, b""
 
 
 def _insertion_point(ctx: Context) -> int:
