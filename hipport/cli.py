@@ -453,8 +453,9 @@ def sync(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, **_: object) 
 
 @main.command("deps")
 @click.argument("repos", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "markdown", "json", "jsonl", "html"]),
-              default="text", help="Output format; jsonl prints one line per repository (batch scoring).")
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "markdown", "json", "jsonl", "html", "sarif"]),
+              default="text", help="Output format; jsonl prints one line per repository (batch scoring); "
+                                   "sarif is one log with a run per repository.")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write to a file instead of standard output.")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None, metavar="SCORE",
@@ -472,10 +473,10 @@ def deps_command(ctx: click.Context, repos: tuple[Path, ...], fmt: str, output: 
     """
     from hipport.deps import assess_or_fail
     from hipport.deps.model import Failure
-    from hipport.deps.render import render
+    from hipport.deps.render import render_all
 
-    if len(repos) > 1 and fmt not in ("jsonl", "text"):
-        click.echo("hipport: error: several repositories need --format jsonl (or text)", err=True)
+    if len(repos) > 1 and fmt not in ("jsonl", "text", "sarif"):
+        click.echo("hipport: error: several repositories need --format jsonl (or text, sarif)", err=True)
         ctx.exit(EXIT_USAGE)
     # Each repository with its own [tool.hipport]; a broken one is a Failure, not the end.
     results = [assess_or_fail(r, lambda r=r: build_options(ctx, [r]), scan_own_sources=not no_kernels)
@@ -484,7 +485,7 @@ def deps_command(ctx: click.Context, repos: tuple[Path, ...], fmt: str, output: 
     for f in failures:
         click.echo(f"hipport: error: {f.root}: {f.message}", err=True)
     results = [a for a in results if not isinstance(a, Failure) or fmt in ("jsonl", "text")]
-    text = "".join(render(a, fmt) for a in results)
+    text = render_all(results, fmt)
     if output is None:
         click.echo(text, nl=False)
     else:

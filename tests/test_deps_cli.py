@@ -33,7 +33,8 @@ def test_json_puts_blockers_first_and_attributes_points():
     d = json.loads(result.stdout)
     flags = [dep["blocker"] for dep in d["dependencies"]]
     assert flags == sorted(flags, reverse=True)
-    assert set(d["blockers"]) == {"tensorrt", "pycuda", "onnxruntime-gpu"}
+    assert set(d["blockers"]) == {"tensorrt", "pycuda"}
+    assert d["verdicts"]["needs-work"][:2] == ["onnxruntime-gpu", "nvidia-cuda-wheels"]
     assert round(sum(x["points"] for x in d["deductions"]), 1) == round(100 - d["score"], 1)
     assert all(f["code"].startswith("HP") and "column" in f for f in d["findings"])
 
@@ -48,10 +49,12 @@ def test_rocm_flag_changes_the_verdict():
 
 
 def test_text_and_markdown_name_the_blocker_and_the_formula():
+    text = run(str(FIXTURES / "tensorrt-deploy"), "--no-kernels").stdout
+    assert "Blockers: pycuda, tensorrt" in text
     text = run(str(FIXTURES / "llm-finetune-legacy"), "--no-kernels").stdout
-    assert "Blockers: flash-attn" in text and "2.6.2" in text
+    assert "Blockers" not in text and "pin: flash-attn>=2.6.2 (a minor bump)" in text
     md = run(str(FIXTURES / "llm-finetune-legacy"), "-f", "markdown", "--no-kernels").stdout
-    assert "| `flash-attn` |" in md and "score = 100 - sum(points)" in md
+    assert "| `flash-attn` | needs-work |" in md and "score = 100 - sum(points)" in md
 
 
 def test_html_is_self_contained_and_escaped(tmp_path):

@@ -33,6 +33,12 @@ def test_verdicts_blockers_and_findings(assessed, name):
     levels = {v.key: v.level for v in a.verdicts}
     for key, level in want["levels"].items():
         assert levels.get(key) == level, f"{name}: {key} is {levels.get(key)}, expected {level}"
+    said = {v.key: v.verdict for v in a.verdicts}
+    for key, verdict in want.get("verdicts", {}).items():
+        assert said.get(key) == verdict, f"{name}: {key} is {said.get(key)}, expected {verdict}"
+    pins = {v.key: v.pin for v in a.verdicts}
+    for key, pin in want.get("pins", {}).items():
+        assert pins.get(key) == pin, f"{name}: {key} pin {pins.get(key)!r}, expected {pin!r}"
     assert sorted(v.key for v in a.verdicts if v.blocker) == sorted(want["blockers"])
     codes = {f.code for f in a.findings if f.code.startswith("HP5")}
     assert set(want["findings"]) <= codes

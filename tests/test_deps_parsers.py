@@ -13,7 +13,7 @@ from hipport.deps.imports import read_python
 from hipport.deps.pyproject import poetry_to_pep440, read_pyproject
 from hipport.deps.requirements import read_requirements
 from hipport.deps.setuppy import read_setup_cfg, read_setup_py
-from hipport.deps.verdict import _admits
+from hipport.deps.versioning import _admits
 from hipport.options import Options
 from packaging.specifiers import SpecifierSet
 
@@ -79,10 +79,10 @@ def test_setup_py_is_read_statically(tmp_path):
         "      extras_require={'trt': ['tensorrt'], 'dyn': compute()},",
         "      ext_modules=[CUDAExtension('pkg._C', ['a.cu', 'b.cpp']), Extension('plain', ['c.c'])])",
     ]))
-    reqs, findings, issues, modules = read_setup_py(path, "setup.py")
+    reqs, extensions, issues, modules = read_setup_py(path, "setup.py")
     assert [r.name for r in reqs] == ["numpy", "torch", "xformers", "tensorrt"]
-    assert [r.group for r in reqs][-1] == "trt"
-    assert len(findings) == 1 and "'pkg._C'" in findings[0].message and "a.cu" in findings[0].message
+    assert [r.group for r in reqs][-1] == "trt" and reqs[-1].optional and not reqs[0].optional
+    assert [(e.name, e.sources, e.hip_path) for e in extensions] == [("pkg._C", ("a.cu", "b.cpp"), False)]
     assert modules == {"pkg"}
     assert [(i.line, "computed at run time" in i.message) for i in issues] == [(5, True)]  # 'dyn' extra
 
@@ -192,11 +192,12 @@ def test_python_imports_and_cuda_strings(tmp_path):
         "ext = load(name='k', sources=['k.cu'])",
         "providers = ['ROCMExecutionProvider']",
     ]))
-    reqs, findings, issues = read_python(path, "m.py")
+    reqs, findings, issues, extensions = read_python(path, "m.py")
     names = {r.name for r in reqs}
     assert {"flash_attn_interface", "numba.cuda", "torch.utils.cpp_extension"} <= names
     assert "os" not in names and not any(n.startswith("sibling") for n in names)
-    assert sorted(f.code for f in findings) == ["HP511", "HP513"]
+    assert [f.code for f in findings] == ["HP513"]
+    assert [(e.name, e.sources, e.how) for e in extensions] == [("k", ("k.cu",), "JIT-builds")]
     bad = write(tmp_path, "bad.py", "def f(:\n")
     assert read_python(bad, "bad.py")[2][0].path == "bad.py"
 
@@ -222,11 +223,11 @@ def test_version_facts_flip_verdicts(tmp_path):
         write(tmp_path, "requirements.txt", spec + "\n")
         return next(v.level for v in assess(tmp_path, Options(), scan_own_sources=False).verdicts if v.key == key)
 
-    assert level("flash-attn==2.6.1", "flash-attn") == "not_supported_with_replacement"
+    assert level("flash-attn==2.6.1", "flash-attn") == "native_source_build"  # after raising the pin
     assert level("flash-attn==2.6.2", "flash-attn") == "native_source_build"
     assert level("flash-attn", "flash-attn") == "native_source_build"
-    assert level("bitsandbytes==0.47.0", "bitsandbytes") == "amd_fork"
-    assert level("bitsandbytes==0.49.0", "bitsandbytes") == "native"  # experimental: factor < 1
+    assert level("bitsandbytes==0.47.0", "bitsandbytes") == "native"  # raise to 0.50
+    assert level("bitsandbytes==0.49.0", "bitsandbytes") == "native"
     assert level("bitsandbytes>=0.50", "bitsandbytes") == "native"
 
 

@@ -38,7 +38,7 @@ STATUSES = (
 _IMPORT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _FACT_KEYS = ("status", "rocm_since", "replacement", "install_hint", "caveats", "sources")
 _CURATED_KEYS = ("names", "patterns", "cuda_only_names", "source_build", "experimental",
-                 "remove_only", "no_replacement", "effort", "versions", "rocm")
+                 "remove_only", "no_replacement", "drop_in", "effort", "versions", "rocm", "validated")
 
 
 def _normalize(name: str) -> str:
@@ -83,6 +83,7 @@ def generate(reference: Path) -> dict:
                          " + mappings/python-deps-curation.toml; do not edit by hand)",
         "statuses": list(STATUSES),
         "gpu_hints": curation["gpu_hints"],
+        "cpu_packages": sorted(_normalize(n) for n in curation["cpu_packages"]["names"]),
         "packages": packages,
     }
 

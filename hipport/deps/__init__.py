@@ -8,6 +8,7 @@ plan (plan) → render (render). ``assess`` runs them all for one repository.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from hipport.deps.kernels import scan_kernels
@@ -16,6 +17,7 @@ from hipport.deps.plan import porting_plan
 from hipport.deps.reader import read_repo
 from hipport.deps.score import deductions, score_and_grade
 from hipport.deps.verdict import verdicts
+from hipport.findings import Finding
 from hipport.options import Options
 
 
@@ -23,22 +25,38 @@ def assess(root: Path, options: Options, *, scan_own_sources: bool = True) -> As
     """Score one repository directory for ``options.rocm``. Raises NotADirectoryError."""
     if not root.is_dir():
         raise NotADirectoryError(f"{root}: not a directory")
-    facts = read_repo(root, options.extensions)
+    facts = read_repo(root, options.extensions, options.hip_guards)
     judged = verdicts(facts.requirements, facts.local_modules, options.rocm)
     kernel_findings, kernel_issues, kernel_summary = [], [], {"status": "not requested"}
     if scan_own_sources:
         base = Path(facts.root)
         kernel_findings, kernel_issues, kernel_summary = scan_kernels(
             base, [base / p for p in facts.kernel_files], options)
-    findings = sorted(facts.findings, key=lambda f: f.sort_key()) + kernel_findings
+    findings = apply_policy(sorted(facts.findings, key=lambda f: f.sort_key()), options) + kernel_findings
     deds = deductions(judged, findings)
     score, grade, meaning = score_and_grade(deds)
     return Assessment(
         root=str(root), target=options.rocm, verdicts=judged, findings=findings,
         issues=facts.issues + kernel_issues, deductions=deds, score=score, grade=grade,
         grade_meaning=meaning, plan=porting_plan(judged, findings, deds),
-        kernel_summary=kernel_summary, manifests=facts.manifests,
+        kernel_summary=kernel_summary, manifests=facts.manifests, rocm_aware=facts.rocm_aware,
     )
+
+
+def apply_policy(findings: list[Finding], options: Options) -> list[Finding]:
+    """``--ignore`` / ``[tool.hipport] ignore`` and ``severity`` for the HP5xx findings.
+
+    The kernel findings get them from the rules' own Context; the readers' findings come
+    here. A code or a family (``HP5xx``) can be ignored; a severity override also scales
+    the finding's points (hipport.deps.score).
+    """
+    out = []
+    for f in findings:
+        if f.code in options.ignore or f"{f.code[:3]}XX" in options.ignore:
+            continue
+        severity = options.severity_overrides.get(f.code)
+        out.append(replace(f, severity=severity) if severity is not None else f)
+    return out
 
 
 def assess_or_fail(root: Path, make_options: Callable[[], Options], *,

@@ -24,7 +24,7 @@ from hipport.findings import Finding
 _CONDA_SPEC = re.compile(r"^\s*(?:(?P<channel>[^:\s]+)::)?(?P<name>[A-Za-z0-9_.\-]+)\s*(?P<version>[^\s=]*=*[^\s]*)?")
 #: Conda channels that serve CUDA builds (the "nvidia" channel, and CUDA labels).
 #: Conda packages that are the environment's machinery, not dependencies of the code.
-_INFRASTRUCTURE = frozenset({"python", "pip", "setuptools", "wheel"})
+INFRASTRUCTURE = frozenset({"python", "pip", "setuptools", "wheel"})
 CUDA_CHANNELS = re.compile(r"^(nvidia|rapidsai)(/|$)|/label/cuda", re.IGNORECASE)
 
 
@@ -55,7 +55,7 @@ def read_environment(path: Path, rel: str) -> tuple[list[Requirement], list[Find
             break
         if isinstance(dep, str):
             req = conda_requirement(dep, rel, index.item(dep))
-            if req is not None and req.name in _INFRASTRUCTURE:
+            if req is not None and req.name in INFRASTRUCTURE:
                 continue
             if req is None:
                 issues.append(ParseIssue(rel, index.item(dep), f"not a conda spec: {dep!r}"))
@@ -89,14 +89,14 @@ def conda_requirement(spec: str, rel: str, line: int) -> Requirement | None:
     m = _CONDA_SPEC.match(spec)
     if not m:
         return None
-    version = (m.group("version") or "").split("=")
-    raw_version = [v for v in version if v]
-    specifier = ""
-    if raw_version and re.match(r"^[0-9]", raw_version[0]):
-        specifier = "==" + raw_version[0]
-    elif raw_version and re.match(r"^[<>!~]", raw_version[0]):
-        specifier = raw_version[0]
-    build = "=".join(raw_version[1:])
+    text = m.group("version") or ""
+    specifier, build = "", ""
+    if re.match(r"^[<>!~]", text):  # pytorch-cuda>=11.8, numpy>=1.24,<2 (no build string)
+        specifier = text
+    else:  # =1.2, ==1.2, =1.2=py310_cuda12.1, or "1.2.*" after a space
+        version, _, build = text.lstrip("=").partition("=")
+        if re.match(r"^[0-9]", version):
+            specifier = "==" + version
     local = re.search(r"cuda[0-9.]+|cu[0-9]{2,3}", build)
     return Requirement(name=normalize(m.group("name")), source=rel, line=line, raw=spec,
                        specifier=specifier, local=local.group(0) if local else "", group="conda")

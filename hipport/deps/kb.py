@@ -37,9 +37,11 @@ class Entry:
     experimental: bool = False
     remove_only: bool = False
     no_replacement: bool = False
+    drop_in: bool = False  # the replacement is the same API under a ROCm name (onnxruntime-migraphx)
     effort: str = "small"
     versions: tuple[dict, ...] = ()
     rocm: tuple[dict, ...] = ()
+    validated: tuple[dict, ...] = ()  # {rocm: range, label, versions}: the target's matrix
 
     def is_cuda_only(self, name: str) -> bool:
         """Is ``name`` the CUDA flavour of this entry (cupy-cuda12x, onnxruntime-gpu …)?"""
@@ -64,6 +66,7 @@ class KnowledgeBase:
         # One alternation instead of an fnmatch per pattern per name: by_name runs once per
         # requirement, and a 20,000-line manifest must stay linear with a small constant.
         self._pattern_re = re.compile("|".join(f"({translate(p)})" for p, _ in self._patterns) or "(?!)")
+        self.cpu_packages = frozenset(normalize(n) for n in data.get("cpu_packages", ()))
         hints = data["gpu_hints"]
         self._gpu_name = [re.compile(p) for p in hints["name_patterns"]]
         self.cuda_local = re.compile(hints["local_version_pattern"])

@@ -32,6 +32,7 @@ class Requirement:
     #: Not needed to run the code: an extra, a dev/optional group, or an import guarded by
     #: ``try: … except ImportError``. A dependency only ever optional is never a blocker.
     optional: bool = False
+    extras: tuple[str, ...] = ()  # requested extras: jax[cuda12] picks the CUDA plugin
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class RepoFacts:
     kernel_files: list[str] = field(default_factory=list)  # own CUDA/C++ sources, relative
     local_modules: set[str] = field(default_factory=set)  # top-level names the repo defines
     manifests: list[str] = field(default_factory=list)  # files read as manifests
+    rocm_aware: list[str] = field(default_factory=list)  # "path:line: what" showing ROCm support
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,8 @@ class Verdict:
 
     key: str  # knowledge-base key, or the normalized name of an unknown package
     title: str
-    level: str  # a key of [factor] in python-deps-scoring.toml, or "fine"
+    level: str  # the kind of ROCm route: a key of [factor] in python-deps-scoring.toml, or "fine"
+    verdict: str  # ok | check | needs-work | blocker ([verdict] in python-deps-scoring.toml)
     status: str  # the knowledge base's status text, or "unknown - check" / "unknown (pure Python)"
     factor: float  # 1.0 runs as is ... 0.0 blocks
     reason: str
@@ -77,10 +80,13 @@ class Verdict:
     effort: Effort = Effort.SMALL
     evidence: tuple[Requirement, ...] = ()
     declared: bool = True  # False: imported by the code but declared nowhere
+    optional: bool = False  # every mention is optional (extra, dev group, guarded import)
+    pin: str = ""  # the specifier to use (when the declared one misses, or a validated release)
+    bump: str = ""  # what moving the pin costs ("a minor bump"), when it must move
 
     @property
     def blocker(self) -> bool:
-        return self.level in ("not_supported", "not_supported_with_replacement")
+        return self.verdict == "blocker"
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,7 @@ class Assessment:
     plan: list[dict]
     kernel_summary: dict
     manifests: list[str]
+    rocm_aware: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

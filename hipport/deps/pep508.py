@@ -66,7 +66,7 @@ def parse_requirement(text: str, source: str, line: int, *, group: str = "", kin
     return Requirement(
         name=normalize(req.name), source=source, line=line, raw=text, specifier=spec,
         local=local.group(1) if local else "", url=req.url or "", index_urls=index_urls,
-        kind=kind, group=group, optional=optional,
+        kind=kind, group=group, optional=optional, extras=tuple(sorted(req.extras)),
     )
 
 

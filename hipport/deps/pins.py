@@ -37,6 +37,11 @@ def pin_findings(reqs: list[Requirement]) -> list[Finding]:
                                    f"{req.raw or req.name} pins the CUDA build (+{req.local})",
                                    "Drop the local version; take the ROCm build (+rocmX.Y) from the ROCm index."))
         entry = base.by_name(req.name)
+        cuda_extras = [x for x in req.extras if base.looks_gpu(x) and "rocm" not in x.lower()]
+        if entry is not None and cuda_extras:
+            out.append(dep_finding("HP503", req.source, req.line,
+                                   f"{req.name}[{','.join(cuda_extras)}] installs the CUDA build of {entry.title}",
+                                   entry.install_hint))
         if entry is not None and entry.is_cuda_only(req.name):
             out.append(dep_finding("HP503", req.source, req.line,
                                    f"{req.name} is the CUDA wheel of {entry.title}",

@@ -98,11 +98,12 @@ def _poetry(table: object, group: str, group_optional: bool, lines: LineIndex, r
             break
         entries = value if isinstance(value, list) else [value]  # multiple-constraint form
         for entry in entries:
-            version, url, optional = (entry, "", False) if isinstance(entry, str) else ("", "", False)
+            version, url, optional, extras = (entry, "", False, ()) if isinstance(entry, str) else ("", "", False, ())
             if isinstance(entry, dict):
                 version = str(entry.get("version", ""))
                 url = str(entry.get("url") or entry.get("git") or "")
                 optional = entry.get("optional") is True
+                extras = tuple(str(x) for x in _list(entry.get("extras")))
             line = lines.key(name)
             try:
                 spec = poetry_to_pep440(version)
@@ -112,7 +113,7 @@ def _poetry(table: object, group: str, group_optional: bool, lines: LineIndex, r
             local = re.search(r"\+([A-Za-z0-9.]+)", version)
             out.append(Requirement(name=normalize(name), source=rel, line=line, raw=f"{name} = {entry!r}",
                                    specifier=spec, local=local.group(1) if local else "", url=url, group=group,
-                                   optional=optional or group_optional))
+                                   optional=optional or group_optional, extras=extras))
     return out
 
 

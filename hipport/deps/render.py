@@ -13,17 +13,19 @@ import json
 from hipport import __version__
 from hipport.deps.model import Assessment, Failure, Verdict
 from hipport.deps.score import __doc__ as FORMULA
+from hipport.deps.verdict import VERDICTS
 from hipport.report.json import finding_dict
 from hipport.versions import short_version
 
 SCHEMA_VERSION = 1
-FORMATS = ("text", "markdown", "json", "jsonl", "html")
+FORMATS = ("text", "markdown", "json", "jsonl", "html", "sarif")
 
 
 def verdict_dict(v: Verdict) -> dict:
     return {
-        "key": v.key, "title": v.title, "level": v.level, "status": v.status, "factor": v.factor,
-        "blocker": v.blocker, "declared": v.declared, "reason": v.reason, "install": v.install,
+        "key": v.key, "title": v.title, "verdict": v.verdict, "level": v.level, "status": v.status,
+        "factor": v.factor, "blocker": v.blocker, "declared": v.declared, "optional": v.optional,
+        "pin": v.pin, "bump": v.bump, "reason": v.reason, "install": v.install,
         "replacement": v.replacement, "caveats": v.caveats, "notes": list(v.notes), "effort": str(v.effort),
         "evidence": [{"path": r.source, "line": r.line, "kind": r.kind, "text": r.raw or r.name} for r in v.evidence],
     }
@@ -31,11 +33,12 @@ def verdict_dict(v: Verdict) -> dict:
 
 def assessment_dict(a: Assessment) -> dict:
     """The whole assessment as plain data; verdicts blockers-first, then by factor."""
-    ordered = sorted(a.verdicts, key=lambda v: (not v.blocker, v.factor, v.key))
+    ordered = sorted(a.verdicts, key=lambda v: (-VERDICTS.index(v.verdict), v.factor, v.key))
     return {
         "schema": SCHEMA_VERSION, "version": __version__, "target": short_version(a.target), "command": "deps",
         "repository": a.root, "score": a.score, "grade": a.grade, "grade_meaning": a.grade_meaning,
         "blockers": [v.key for v in ordered if v.blocker],
+        "verdicts": {level: [v.key for v in ordered if v.verdict == level] for level in reversed(VERDICTS)},
         "deductions": [{"target": d.target, "points": d.points, "raw": d.raw, "reason": d.reason}
                        for d in a.deductions],
         "dependencies": [verdict_dict(v) for v in ordered],
@@ -44,6 +47,7 @@ def assessment_dict(a: Assessment) -> dict:
         "findings": [finding_dict(f) for f in a.findings],
         "errors": [{"path": i.path, "line": i.line, "message": i.message} for i in a.issues],
         "manifests": a.manifests,
+        "rocm_aware": a.rocm_aware,
     }
 
 
@@ -51,6 +55,15 @@ def failure_dict(f: Failure) -> dict:
     """A repository that could not be scored: same envelope, no score, the reason."""
     return {"schema": SCHEMA_VERSION, "version": __version__, "command": "deps",
             "repository": f.root, "score": None, "grade": None, "error": f.message}
+
+
+def render_all(results: list[Assessment | Failure], fmt: str) -> str:
+    """Every repository in one output: concatenated, except SARIF (one log, a run each)."""
+    if fmt == "sarif":
+        from hipport.deps.sarif import render_sarif
+
+        return render_sarif([a for a in results if isinstance(a, Assessment)])
+    return "".join(render(a, fmt) for a in results)
 
 
 def render(a: Assessment | Failure, fmt: str) -> str:
@@ -74,19 +87,23 @@ def _text(d: dict) -> str:
     if d["blockers"]:
         out.append("Blockers: " + ", ".join(d["blockers"]))
         out.append("")
+    if d["rocm_aware"]:
+        out += ["Already ROCm-aware:"] + [f"  {x}" for x in d["rocm_aware"]] + [""]
     out.append("Dependencies (worst first):")
     for v in d["dependencies"]:
-        if v["level"] == "fine" and v["status"].startswith("unknown"):
+        if v["level"] == "fine":
             continue
-        out.append(f"  {v['key']:<22} {v['status']}  [{v['level']}]")
+        out.append(f"  {v['key']:<22} {v['verdict']:<10} {v['status']}  [{v['level']}]")
         out.append(f"      {v['reason']}")
+        if v["pin"]:
+            out.append(f"      pin: {v['key']}{v['pin']}" + (f" ({v['bump']})" if v["bump"] else ""))
         for note in v["notes"]:
             out.append(f"      note: {note}")
         if v["factor"] < 1 and (v["install"] or v["replacement"]):
             out.append(f"      route: {v['replacement'] if v['blocker'] and v['replacement'] else v['install']}")
     fine = [v["key"] for v in d["dependencies"] if v["level"] == "fine"]
     if fine:
-        out.append(f"  pure Python, not in the knowledge base: {', '.join(fine)}")
+        out.append(f"  ok, no GPU code (CPU packages, or unknown with no sign of CUDA): {', '.join(fine)}")
     out += ["", "Points lost (every one attributed):"]
     for x in d["deductions"]:
         out.append(f"  -{x['points']:>5.1f}  {x['target']}: {x['reason']}")
@@ -112,10 +129,10 @@ def _markdown(d: dict) -> str:
            f"**Score {d['score']:.1f}/100, grade {d['grade']}** ({d['grade_meaning']}), target ROCm {d['target']}.", ""]
     if d["blockers"]:
         out += ["**Blockers:** " + ", ".join(f"`{b}`" for b in d["blockers"]), ""]
-    out += ["## Dependencies", "", "| Dependency | Verdict | Reason | Route |", "|---|---|---|---|"]
+    out += ["## Dependencies", "", "| Dependency | Verdict | Kind | Reason | Route |", "|---|---|---|---|---|"]
     for v in d["dependencies"]:
         route = v["replacement"] if v["blocker"] and v["replacement"] else v["install"]
-        out.append(f"| `{_md(v['key'])}` | {_md(v['status'])} | {_md(v['reason'])} | {_md(route)} |")
+        out.append(f"| `{_md(v['key'])}` | {v['verdict']} | {_md(v['status'])} | {_md(v['reason'])} | {_md(route)} |")
     out += ["", "## Where the points went", "", "| Points | Attributed to | Why |", "|---:|---|---|"]
     out += [f"| -{x['points']:.1f} | `{_md(x['target'])}` | {_md(x['reason'])} |" for x in d["deductions"]]
     out += ["", "## Porting plan", ""]
@@ -130,7 +147,7 @@ def _markdown(d: dict) -> str:
 def _html(d: dict) -> str:
     e = html.escape
     rows = "".join(
-        f"<tr class='{e(v['level'])}'><td><code>{e(v['key'])}</code></td><td>{e(v['status'])}</td>"
+        f"<tr class='{e(v['level'])}'><td><code>{e(v['key'])}</code></td><td>{e(v['verdict'])}</td><td>{e(v['status'])}</td>"
         f"<td>{e(v['reason'])}</td><td>{e(v['replacement'] if v['blocker'] and v['replacement'] else v['install'])}</td></tr>"
         for v in d["dependencies"])
     deds = "".join(f"<tr><td>-{x['points']:.1f}</td><td><code>{e(x['target'])}</code></td><td>{e(x['reason'])}</td></tr>"
@@ -148,7 +165,7 @@ td,th{{border:1px solid #ccc;padding:.3em .5em;vertical-align:top}}.grade{{font-
 <h1>ROCm portability of <code>{e(d['repository'])}</code></h1>
 <p class="grade">{d['score']:.1f}/100 &middot; {e(d['grade'])}</p><p>{e(d['grade_meaning'])}; target ROCm {e(d['target'])}.</p>
 <p><b>Blockers:</b> {e(', '.join(d['blockers']) or 'none')}</p>
-<h2>Dependencies</h2><table><tr><th>Dependency</th><th>Verdict</th><th>Reason</th><th>Route</th></tr>{rows}</table>
+<h2>Dependencies</h2><table><tr><th>Dependency</th><th>Verdict</th><th>Kind</th><th>Reason</th><th>Route</th></tr>{rows}</table>
 <h2>Where the points went</h2><table><tr><th>Points</th><th>Attributed to</th><th>Why</th></tr>{deds}</table>
 <h2>Porting plan</h2><ol>{plan}</ol>
 {f'<h2>Files that could not be read</h2><ul>{errors}</ul>' if errors else ''}

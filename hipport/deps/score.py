@@ -2,9 +2,11 @@
 
 The formula (weights from mappings/python-deps-scoring.toml)::
 
-    dependency d:  raw(d) = points.dependency * (1 - factor(d))
+    dependency d:  raw(d) = points.dependency * (1 - factor(d)) * (optional.weight if optional(d) else 1)
                    factor(d) = factor[level(d)] * (factor.experimental if experimental else 1)
-    HP5xx finding f: raw(f) = points[slug(f)]
+                               * (bump[price] if its pin must move else 1)
+    HP5xx finding f: raw(f) = points[slug(f)] * kernel_points[severity(f)] / kernel_points[rule severity]
+                     (1 unless a severity override or ROCm-awareness changed the finding's severity)
     own sources:   raw(file) = sum of kernel_points[severity] over the file's HP findings;
                    if their total K exceeds kernel_points.kernels_cap, each file's raw is
                    multiplied by kernels_cap / K
@@ -21,7 +23,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from hipport.deps import kb
-from hipport.deps.codes import is_repo_finding, points_key
+from hipport.deps.codes import CODES, is_repo_finding, points_key
 from hipport.deps.model import Deduction, Verdict
 from hipport.findings import Finding
 
@@ -31,13 +33,17 @@ def deductions(verdicts: list[Verdict], findings: list[Finding]) -> list[Deducti
     weights = kb.scoring()
     raw: list[tuple[str, str, float]] = []
     for v in verdicts:
-        cost = weights["points"]["dependency"] * (1 - v.factor)
+        cost = weights["points"]["dependency"] * (1 - v.factor) * (weights["optional"]["weight"] if v.optional else 1)
         if cost > 0:
             raw.append((f"dependency:{v.key}", f"{v.title}: {v.reason}", cost))
     for f in findings:
         if is_repo_finding(f.code):
-            raw.append((f"finding:{f.code}:{f.path}:{f.line}", f"{f.code} {f.message}",
-                        weights["points"][points_key(f.code)]))
+            kp = weights["kernel_points"]
+            default = kp[str(CODES[f.code].severity)]
+            scale = kp[str(f.severity)] / default if default else 1.0
+            if scale > 0:
+                raw.append((f"finding:{f.code}:{f.path}:{f.line}", f"{f.code} {f.message}",
+                            weights["points"][points_key(f.code)] * scale))
     raw += _kernel_raw(findings, weights["kernel_points"])
     total = sum(r for _, _, r in raw)
     scale = 100.0 / total if total > 100 else 1.0
@@ -48,7 +54,7 @@ def deductions(verdicts: list[Verdict], findings: list[Finding]) -> list[Deducti
 
 
 def score_and_grade(deds: list[Deduction]) -> tuple[float, str, str]:
-    score = round(100.0 - sum(d.points for d in deds), 1)
+    score = round(100.0 - sum(d.points for d in deds), 1) + 0.0  # never "-0.0"
     for row in kb.scoring()["grade"]:
         if score >= row["min"]:
             return score, row["grade"], row["meaning"]

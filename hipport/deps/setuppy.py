@@ -11,21 +11,21 @@ import ast
 import configparser
 from pathlib import Path
 
-from hipport.deps.codes import dep_finding
+from hipport.deps.extensions import Extension, hip_build_line
 from hipport.deps.model import ParseIssue, Requirement
 from hipport.deps.pep508 import parse_requirement
 from hipport.deps.walk import parse_python, read_text
-from hipport.findings import Finding
 
 #: Calls that build a CUDA extension (torch's, and the common CMake/pybind wrappers).
 CUDA_EXTENSION_CALLS = frozenset({"CUDAExtension", "CUDAExtensionWithSources"})
 CUDA_SUFFIXES = (".cu", ".cuh")
 
 
-def read_setup_py(path: Path, rel: str) -> tuple[list[Requirement], list[Finding], list[ParseIssue], set[str]]:
-    """Requirements, CUDA-extension findings, problems and the extension module names."""
+def read_setup_py(path: Path, rel: str) -> tuple[list[Requirement], list[Extension], list[ParseIssue], set[str]]:
+    """Requirements, CUDA extensions, problems and the extension module names."""
     try:
-        tree = parse_python(path, rel)
+        text = read_text(path)
+        tree = parse_python(path, rel, text)
     except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as e:
         return [], [], [ParseIssue(rel, getattr(e, "lineno", 0) or 0, f"cannot parse setup.py: {e}")], set()
     names = _module_literals(tree)
@@ -43,13 +43,14 @@ def read_setup_py(path: Path, rel: str) -> tuple[list[Requirement], list[Finding
                         _add_all(reqs, issues, _strings(v, names), rel, group, v)
                 else:
                     issues.append(ParseIssue(rel, kw.value.lineno, "extras_require is computed at run time; not read"))
-    findings, modules = cuda_extensions(tree, rel, names)
-    return reqs, findings, issues, modules
+    extensions, modules = cuda_extensions(tree, rel, names, hip_path=bool(hip_build_line(text)))
+    return reqs, extensions, issues, modules
 
 
-def cuda_extensions(tree: ast.AST, rel: str, names: dict[str, ast.expr]) -> tuple[list[Finding], set[str]]:
-    """A HP511 finding per ``CUDAExtension(...)`` call (or extension with .cu sources)."""
-    findings: list[Finding] = []
+def cuda_extensions(tree: ast.AST, rel: str, names: dict[str, ast.expr], *,
+                    hip_path: bool = False) -> tuple[list[Extension], set[str]]:
+    """An Extension per ``CUDAExtension(...)`` call (or extension with .cu sources)."""
+    found: list[Extension] = []
     modules: set[str] = set()
     for call in _calls(tree, CUDA_EXTENSION_CALLS | {"CppExtension", "Extension"}):
         name = _arg(call, 0, "name")
@@ -59,14 +60,8 @@ def cuda_extensions(tree: ast.AST, rel: str, names: dict[str, ast.expr]) -> tupl
             continue
         mod = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else "?"
         modules.add(mod.split(".")[0])
-        listed = f"{len(cu)} .cu source(s): {', '.join(cu[:4])}" if cu else "sources computed at run time"
-        findings.append(dep_finding(
-            "HP511", rel, call.lineno,
-            f"builds CUDA extension {mod!r} ({listed})",
-            "torch.utils.cpp_extension hipifies CUDAExtension sources on ROCm; run `hipport scan` on "
-            "them and fix what it reports (warp size, inline PTX, CUDA-only libraries).",
-        ))
-    return findings, modules
+        found.append(Extension(rel, call.lineno, mod, tuple(sources or ()), "builds", hip_path))
+    return found, modules
 
 
 def read_setup_cfg(path: Path, rel: str) -> tuple[list[Requirement], list[ParseIssue]]:

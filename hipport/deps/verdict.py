@@ -2,20 +2,25 @@
 
 A dependency is a knowledge-base entry (so ``nvidia-cublas-cu12`` and ``nvidia-cudnn-cu12``
 are one "nvidia-* CUDA wheels" verdict) or, when unknown, its normalized name. Its evidence
-is every line that declares, constrains or imports it. Version bands are judged against the
-*best* version the declared specifiers still admit: ``flash-attn>=2.3`` can be satisfied by
-a ROCm-capable release, ``flash-attn==2.5.8`` cannot.
+is every line that declares, constrains or imports it.
+
+Each verdict has three separate parts: the *verdict* (ok / check / needs-work / blocker,
+from ``[verdict]`` in python-deps-scoring.toml), the *kind* of ROCm route (``level``:
+native, separate index, fork, source build …) and the *reason*. Versions are judged in
+two steps (``hipport.deps.pins_to_use``): the entry's version bands (flash-attn before 2.6.2
+has no ROCm support) and, for frameworks, the releases the target ROCm validates
+(torch 2.1.2 is in neither 6.3's nor 7.2.1's matrix). A declared pin that misses them is
+needs-work with the pin to use and the price of the bump, never a blocker: the package
+has a ROCm route, the pin has to move.
 """
 
 from __future__ import annotations
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
-
 from hipport.deps import kb
 from hipport.deps.kb import Entry
 from hipport.deps.model import Requirement, Verdict
-from hipport.deps.pep508 import normalize
+from hipport.deps.pep508 import normalize, squash
+from hipport.deps.versioning import VersionCheck, check_bands, check_matrix, combined_spec
 from hipport.findings import Effort
 from hipport.versions import Version as RocmVersion
 from hipport.versions import format_version, short_version
@@ -27,8 +32,10 @@ _STATUS_LEVEL = {
     "community build": "community",
     "not supported": "not_supported",
 }
+VERDICTS = ("ok", "check", "needs-work", "blocker")  # in rising order of concern
 UNKNOWN_GPU = "unknown - check"
-UNKNOWN_FINE = "unknown (pure Python)"
+UNKNOWN_FINE = "unknown (no sign of GPU code)"
+CPU_PACKAGE = "no CUDA code of its own"
 
 
 def verdicts(reqs: list[Requirement], local_modules: set[str], rocm: RocmVersion) -> list[Verdict]:
@@ -43,31 +50,34 @@ def verdicts(reqs: list[Requirement], local_modules: set[str], rocm: RocmVersion
         key = entry.key if entry else req.name
         groups.setdefault(key, []).append(req)
         entries[key] = entry
+    squashed = {squash(k): k for k in groups}
     for req in reqs:
         if req.kind != "import" or req.name.split(".")[0] in local_modules:
             continue
-        key, entry = _import_target(req.name, groups, base)
+        key, entry = _import_target(req.name, groups, squashed, base)
         if key is not None:
             groups.setdefault(key, []).append(req)
-            entries[key] = entry
+            entries.setdefault(key, entry)
     out = []
     for key, evidence in groups.items():
         if all(r.kind == "constraint" for r in evidence):
             continue
         entry = entries[key]
         out.append(judge(entry, evidence, rocm) if entry else _unknown(key, evidence))
-    return sorted(out, key=lambda v: (v.factor, v.key))
+    return sorted(out, key=lambda v: (-VERDICTS.index(v.verdict), v.factor, v.key))
 
 
-def _import_target(dotted: str, groups: dict, base: kb.KnowledgeBase) -> tuple[str | None, Entry | None]:
-    """Which dependency an import belongs to: a declared entry first, then the KB's best guess."""
+def _import_target(dotted: str, groups: dict, squashed: dict[str, str],
+                   base: kb.KnowledgeBase) -> tuple[str | None, Entry | None]:
+    """Which dependency an import belongs to: a declared entry, the KB's guess, a declared name."""
     candidates = base.by_import(dotted)
+    top = dotted.split(".")[0]
     if candidates:
         declared = [e for e in candidates if e.key in groups]
-        top = normalize(dotted.split(".")[0])
-        entry = (declared or [e for e in candidates if e.key == top] or candidates)[0]
+        entry = (declared or [e for e in candidates if e.key == normalize(top)] or candidates)[0]
         return entry.key, entry
-    top = dotted.split(".")[0]
+    if squash(top) in squashed:  # import tinycudann ↔ git+…/tiny-cuda-nn
+        return squashed[squash(top)], None
     if "." not in dotted and base.looks_gpu(top):
         return normalize(top), None
     return None, None
@@ -78,55 +88,89 @@ def judge(entry: Entry, evidence: list[Requirement], rocm: RocmVersion) -> Verdi
     facts = {"status": entry.status, "replacement": entry.replacement, "install_hint": entry.install_hint,
              "experimental": entry.experimental, "source_build": entry.source_build}
     notes: list[str] = []
-    spec = _combined(evidence)
-    band = _best_version_band(entry, spec)
+    spec = combined_spec(evidence)
+    bands = check_bands(entry, spec)
+    if bands.band:
+        facts.update({k: v for k, v in bands.band.items() if k in facts})
     rocm_band = next((b for b in entry.rocm if _contains(b["range"], format_version(rocm))), None)
-    for chosen in (band, rocm_band):
-        if chosen:
-            facts.update({k: v for k, v in chosen.items() if k in facts})
-            if "note" in chosen:
-                notes.append(chosen["note"])
+    if rocm_band:
+        facts.update({k: v for k, v in rocm_band.items() if k in facts})
+    notes += [b["note"] for b in (bands.band, rocm_band) if b and "note" in b]
+    matrix = check_matrix(entry, spec, rocm)
+    notes += matrix.notes
     level = _level(entry, facts)
-    weights = kb.scoring()["factor"]
-    factor = weights[level] * (weights["experimental"] if facts["experimental"] else 1.0)
+    weights = kb.scoring()
+    factor = weights["factor"][level] * (weights["factor"]["experimental"] if facts["experimental"] else 1.0)
+    bump = bands if bands.pin else matrix if matrix.pin else None
+    if bump is not None:
+        factor *= weights["bump"][bump.price]
     declared = any(r.kind != "import" for r in evidence)
-    reason = facts["status"]
-    if band and "status" in band:
-        reason += " at the declared version"
-    if rocm_band and "status" in rocm_band:
-        reason += f" on ROCm {short_version(rocm)}"
-    if facts["source_build"] and level == "native_source_build":
-        reason += "; no ROCm wheel, build from source"
-    if facts["experimental"]:
-        reason += "; ROCm support is experimental"
-    if spec:
-        reason += f" (declared {spec})"
-    if not declared:
-        reason += "; imported but declared in no manifest"
+    optional = all(r.optional for r in evidence)
+    verdict = weights["verdict"][level]
+    cuda_named = sorted({r.name for r in evidence if r.kind != "import" and entry.is_cuda_only(r.name)})
+    if (bump is not None or cuda_named) and VERDICTS.index(verdict) < VERDICTS.index("needs-work"):
+        verdict = "needs-work"
+    if optional and verdict == "blocker":
+        verdict = "needs-work"
+    reason = _reason(facts, level, spec, bands, matrix, rocm_band, rocm, declared, optional)
+    if cuda_named and level != "remove":
+        reason += f"; declared as the CUDA build ({', '.join(cuda_named)})"
+    effort = max(Effort[entry.effort.upper()], bump.effort if bump else Effort.SMALL)
+    install = bump.route if bump is not None and bump.route else facts["install_hint"]
     return Verdict(
-        key=entry.key, title=entry.title, level=level, status=facts["status"], factor=round(factor, 4),
-        reason=reason, install=facts["install_hint"], replacement=facts["replacement"],
-        caveats=entry.caveats, notes=tuple(notes), effort=Effort[entry.effort.upper()],
-        evidence=tuple(evidence), declared=declared,
+        key=entry.key, title=entry.title, level=level, verdict=verdict, status=facts["status"],
+        factor=round(factor, 4), reason=reason, install=install, replacement=facts["replacement"],
+        caveats=entry.caveats, notes=tuple(notes), effort=effort, evidence=tuple(evidence),
+        declared=declared, optional=optional, pin=bump.pin if bump else matrix.suggest,
+        bump=bump.price_text if bump else "",
     )
 
 
+def _reason(facts: dict, level: str, spec: str, bands: VersionCheck, matrix: VersionCheck,
+            rocm_band: dict | None, rocm: RocmVersion, declared: bool, optional: bool) -> str:
+    parts = [facts["status"]]
+    said_spec = bool(bands.pin or matrix.pin)
+    if bands.pin:
+        parts.append(bands.why)
+    elif bands.band and "status" in bands.band:
+        parts.append(f"at the declared version ({spec})")
+        said_spec = True
+    if rocm_band and "status" in rocm_band:
+        parts.append(f"on ROCm {short_version(rocm)}")
+    if matrix.pin:
+        parts.append(matrix.why)
+    if facts["source_build"] and level == "native_source_build":
+        parts.append("no ROCm wheel, build from source")
+    if facts["experimental"]:
+        parts.append("ROCm support is experimental")
+    if spec and not said_spec:
+        parts.append(f"declared {spec}")
+    if not declared:
+        parts.append("imported but declared in no manifest")
+    if optional:
+        parts.append("optional (an extra, a dev group or a guarded import): the code runs without it")
+    return "; ".join(parts)
+
+
 def _unknown(name: str, evidence: list[Requirement]) -> Verdict:
-    """An unknown package: fine when pure Python, "unknown - check" when anything says GPU."""
+    """An unknown package: ok when nothing says GPU, "check" when its name, URL or pin does."""
     base = kb.load()
     hints = [name] + [r.url for r in evidence if r.url] + [r.local for r in evidence if r.local]
     gpu = any(base.looks_gpu(h) for h in hints) or any(base.cuda_local.search(r.local) for r in evidence if r.local)
     declared = any(r.kind != "import" for r in evidence)
+    optional = all(r.optional for r in evidence)
+    tail = ("" if declared else "; imported but declared in no manifest") + ("; optional" if optional else "")
     if not gpu:
-        return Verdict(key=name, title=name, level="fine", status=UNKNOWN_FINE, factor=1.0,
-                       reason="not in the knowledge base; nothing suggests GPU code", evidence=tuple(evidence),
-                       declared=declared)
+        cpu = name in base.cpu_packages
+        return Verdict(key=name, title=name, level="fine", verdict="ok", status=CPU_PACKAGE if cpu else UNKNOWN_FINE,
+                       factor=1.0, evidence=tuple(evidence), declared=declared, optional=optional,
+                       reason=("a known package with no CUDA code (a CPU library, or pure Python on PyTorch): runs unchanged" if cpu
+                               else "not in the knowledge base; nothing suggests GPU code") + tail)
     factor = kb.scoring()["factor"]["unknown_gpu"]
-    return Verdict(key=name, title=name, level="unknown_gpu", status=UNKNOWN_GPU, factor=factor,
-                   reason="not in the knowledge base, and its name or pin suggests CUDA/GPU code: check it"
-                          + ("" if declared else "; imported but declared in no manifest"),
+    return Verdict(key=name, title=name, level="unknown_gpu", verdict="check", status=UNKNOWN_GPU, factor=factor,
+                   reason="not in the knowledge base, and its name, URL or pin suggests CUDA/GPU code: check it" + tail,
                    install="Find out whether it has a ROCm build or a pure-PyTorch fallback.",
-                   effort=Effort.MEDIUM, evidence=tuple(evidence), declared=declared)
+                   effort=Effort.MEDIUM, evidence=tuple(evidence), declared=declared, optional=optional)
 
 
 def _level(entry: Entry, facts: dict) -> str:
@@ -136,45 +180,11 @@ def _level(entry: Entry, facts: dict) -> str:
     if level in ("native", "separate_index") and facts["source_build"]:
         return "native_source_build"
     if level == "not_supported" and facts["replacement"] and not entry.no_replacement:
-        return "not_supported_with_replacement"
+        return "drop_in_replacement" if entry.drop_in else "not_supported_with_replacement"
     return level
 
 
-def _combined(evidence: list[Requirement]) -> str:
-    specs = sorted({r.specifier for r in evidence if r.specifier})
-    return ",".join(specs)
-
-
-def _best_version_band(entry: Entry, spec: str) -> dict | None:
-    """The most portable version band that the declared specifier still admits."""
-    if not entry.versions:
-        return None
-    try:
-        declared = SpecifierSet(spec)
-    except InvalidSpecifier:
-        return None
-    admitted = [b for b in entry.versions if _admits(declared, SpecifierSet(b["range"]))]
-    if not admitted:
-        return None
-    order = list(_STATUS_LEVEL)
-    return min(admitted, key=lambda b: (order.index(b.get("status", entry.status)), b.get("experimental", False)))
-
-
-def _admits(declared: SpecifierSet, band: SpecifierSet) -> bool:
-    """Is some version allowed by both specifier sets? Probed at the versions they mention."""
-    probes: set[str] = {"0", "0.0.1", "99999"}
-    for spec in list(declared) + list(band):
-        try:
-            v = Version(spec.version.rstrip(".*"))
-        except InvalidVersion:
-            continue
-        rel = list(v.release)
-        probes |= {str(v), ".".join(map(str, rel + [1])),
-                   ".".join(map(str, rel[:-1] + [rel[-1] + 1])), v.public}
-        if rel[-1] > 0:
-            probes.add(".".join(map(str, rel[:-1] + [rel[-1] - 1])))
-    return any(declared.contains(p, prereleases=True) and band.contains(p, prereleases=True) for p in probes)
-
-
 def _contains(range_: str, version: str) -> bool:
+    from packaging.specifiers import SpecifierSet
+
     return SpecifierSet(range_).contains(version, prereleases=True)

@@ -209,7 +209,7 @@ def check_depth(text: str) -> None:
         raise ValueError(f"brackets nest {depth} deep, beyond the limit of {MAX_DEPTH}")
 
 
-def parse_python(path: Path, rel: str):
+def parse_python(path: Path, rel: str, text: str | None = None):
     """``ast.parse`` of a bounded file; its parser's own limits become a ValueError.
 
     CPython's parser raises MemoryError ("too complex") for 100,000 nested unary minus
@@ -219,7 +219,7 @@ def parse_python(path: Path, rel: str):
     """
     import ast
 
-    text = read_text(path)
+    text = read_text(path) if text is None else text
     check_depth(text)
     try:
         return ast.parse(text, filename=rel)
