@@ -6,7 +6,7 @@ from hipport.registry import Registry
 
 REGISTRY = Registry()
 
-REWRITER_MODULES: tuple[str, ...] = ("identifiers", "includes", "launches")
+REWRITER_MODULES: tuple[str, ...] = ("identifiers", "includes", "launches", "arguments", "legacy_blas")
 
 
 def load() -> Registry:

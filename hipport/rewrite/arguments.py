@@ -1,0 +1,232 @@
+"""Argument-level rewrites: calls whose HIP function takes other arguments than CUDA's.
+
+A rename alone is right only when the signatures agree. Where they do not, hipify-clang's
+transforming matchers change the arguments (``FuncArgCasts``); hipport does the same from
+data, ``mappings/arguments.toml`` (every rewrite hipify-clang performs, each decided against
+the HIP headers, plus the ones found the same way), and where a rewrite is not certain the
+call gets an HP116 finding instead: never a silent wrong arity.
+
+Indexes are those of the CUDA call, as in HIPIFY: an added argument goes before the
+original argument of its index, or at the end when the index is past the last one.
+
+Wraps and insertions only add bytes around arguments, so identifier renames inside them
+still apply; an argument that is moved or copied is written with its identifiers renamed,
+and the renames inside text that is replaced or dropped are dropped with it. A call is
+rewritten for all of its rows or, when one cannot be done exactly, for none, and reported.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+
+from hipport.context import Context
+from hipport.datafiles import mappings
+from hipport.edits import Edit
+from hipport.parse import Node, call_name
+from hipport.rewrite import REGISTRY
+from hipport.rewrite.identifiers import NAME_NODES, in_tables, resolution_for, target_for
+from hipport.rules.conversion import ARGUMENT_REWRITE
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+TRANSFORMS = frozenset({
+    "reinterpret_cast", "HIP_SYMBOL", "add_const_argument", "add_var_argument", "remove_argument",
+    "move_argument", "replace_argument_with_const", "reinterpret_cast_size_t"})
+DECISIONS = frozenset({"apply", "report", "elsewhere"})
+_NULL_RE = re.compile(r"^(?:\(\s*\w+\s*\)\s*)?(?:0|0L|NULL|nullptr)$")
+_ALREADY_CAST = ("reinterpret_cast<constvoid*>", "(constvoid*)", "(void*)", "reinterpret_cast<void*>")
+
+
+@dataclass(frozen=True, slots=True)
+class ArgRewrite:
+    """One row of ``arguments.toml`` for one CUDA name (see that file for the fields)."""
+
+    cuda: str
+    applies: str  # always | roc | miopen
+    arg: int
+    transform: str
+    value: str | None
+    moved_to: int | None
+    when_target: str | None
+    when_arguments: int | None
+    only_if: str | None
+    decision: str
+    reason: str
+
+
+@lru_cache(maxsize=1)
+def rewrites() -> dict[str, tuple[ArgRewrite, ...]]:
+    """CUDA name → its rewrites, in file order. Loaded on the first call seen."""
+    doc = tomllib.loads((mappings() / "arguments.toml").read_bytes().decode("utf-8"))
+    out: dict[str, list[ArgRewrite]] = {}
+    for item in doc["rewrites"]:
+        if item["transform"] not in TRANSFORMS or item["decision"] not in DECISIONS:
+            raise ValueError(f"arguments.toml: bad rewrite {item}")
+        for name in item["names"]:
+            out.setdefault(name, []).append(ArgRewrite(
+                name, item["applies"], int(item["arg"]), item["transform"], item.get("value"),
+                item.get("moved_to"), item.get("when_target"), item.get("when_arguments"),
+                item.get("only_if"), item["decision"], item["reason"]))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def has_rewrites(name: str) -> bool:
+    return name in rewrites()
+
+
+@REGISTRY.visits("call_expression", names=has_rewrites)
+def rewrite_arguments(node: Node, ctx: Context) -> None:
+    """Rewrite the arguments of one call for every row that applies, or none of them and
+    report the call: a half-rewritten argument list would be wrong in a new way."""
+    fn = node.child_by_field_name("function")
+    args = node.child_by_field_name("arguments")
+    name = call_name(ctx.src, node)
+    rows = rewrites().get(name or "")
+    if fn is None or args is None or not rows or args.has_error:
+        return
+    res = resolution_for(ctx, fn, name)  # type: ignore[arg-type]
+    if res is None or not res.apply or not res.target:
+        return  # not renamed: the HP1xx rules report the name
+    to_roc = res.entry.roc is not None and res.target == res.entry.roc and res.entry.roc != res.entry.hip
+    argv = [c for c in args.named_children if c.type != "comment"]
+    todo = [r for r in rows if (r.applies == "always" or to_roc) and r.decision != "elsewhere"
+            and (r.when_target is None or r.when_target == res.target)
+            and (r.when_arguments is None or r.when_arguments == len(argv))]
+    edits: list[Edit] = []
+    superseded: list[tuple[int, int, Edit]] = []
+    problems: list[ArgRewrite] = []
+    whys: list[str] = []
+    for r in todo:
+        why = _plan(ctx, args, argv, r, edits, superseded)
+        if why is not None:
+            problems.append(r)
+            whys.append(why)
+    if problems:
+        _report(ctx, node, problems, whys, res.target)
+        return
+    if edits:
+        ctx.edits.extend(edits)
+        ctx.scratch.setdefault("arg_superseded", []).extend(superseded)
+        ctx.rewrites += 1
+
+
+def _plan(ctx: Context, args: Node, argv: list[Node], r: ArgRewrite, edits: list[Edit],
+          superseded: list[tuple[int, int, Edit]]) -> str | None:
+    """Add the edits of one row to ``edits``; or say why it cannot be done exactly."""
+    n = len(argv)
+    t = r.transform
+    if r.decision == "report":
+        return ""
+    if (r.arg >= n and t != "add_const_argument") or (r.moved_to is not None and r.moved_to > n):
+        return f"the call has {n} arguments, fewer than CUDA's signature"
+    a = argv[r.arg] if r.arg < n else None
+
+    def replace(start: int, end: int, text: str) -> None:
+        e = Edit(start, end, text.encode())
+        edits.append(e)
+        superseded.append((start, end, e))
+
+    if t in ("reinterpret_cast", "HIP_SYMBOL"):
+        assert a is not None
+        text = ctx.text(a).replace(" ", "")
+        if t == "HIP_SYMBOL" and text.startswith("HIP_SYMBOL("):
+            return None
+        if t == "reinterpret_cast" and text.startswith(_ALREADY_CAST):
+            return None
+        edits.append(Edit(a.start_byte, a.start_byte,
+                          b"HIP_SYMBOL(" if t == "HIP_SYMBOL" else b"reinterpret_cast<const void*>("))
+        edits.append(Edit(a.end_byte, a.end_byte, b")"))
+    elif t == "add_const_argument":
+        value = _value(ctx, r)
+        if r.arg < n:
+            edits.append(Edit(argv[r.arg].start_byte, argv[r.arg].start_byte, (value + ", ").encode()))
+        elif n:
+            edits.append(Edit(argv[-1].end_byte, argv[-1].end_byte, (", " + value).encode()))
+        else:
+            edits.append(Edit(args.children[0].end_byte, args.children[0].end_byte, value.encode()))
+    elif t == "remove_argument":
+        assert a is not None
+        if r.only_if == "null" and not _NULL_RE.match(ctx.text(a).replace(" ", "")):
+            return f"`{ctx.text(a)}` is not null, and dropping it would lose it"
+        if r.arg > 0:
+            replace(argv[r.arg - 1].end_byte, a.end_byte, "")
+        else:
+            replace(a.start_byte, argv[1].start_byte if n > 1 else a.end_byte, "")
+    elif t == "replace_argument_with_const":
+        assert a is not None
+        replace(a.start_byte, a.end_byte, _value(ctx, r))
+    elif t == "move_argument":
+        assert a is not None and r.moved_to is not None and r.moved_to < n
+        dest = argv[r.moved_to]
+        replace(dest.start_byte, dest.end_byte, _rendered(ctx, a))
+    elif t == "add_var_argument":
+        assert a is not None and r.moved_to is not None
+        text = _rendered(ctx, a)
+        if r.moved_to < n:
+            edits.append(Edit(argv[r.moved_to].start_byte, argv[r.moved_to].start_byte, (text + ", ").encode()))
+        else:
+            edits.append(Edit(argv[-1].end_byte, argv[-1].end_byte, (", " + text).encode()))
+    else:
+        return ""
+    return None
+
+
+@REGISTRY.visits_file
+def drop_superseded(ctx: Context) -> None:
+    """Drop the identifier renames inside argument text this module replaced or removed
+    (their new spelling is already in the replacement, or the argument is gone)."""
+    ranges = ctx.scratch.get("arg_superseded")
+    if not ranges:
+        return
+    mine = {id(e) for _, _, e in ranges}
+    before = len(ctx.edits)
+    ctx.edits[:] = [e for e in ctx.edits if id(e) in mine or e.start == e.end
+                    or not any(s <= e.start and e.end <= t for s, t, _ in ranges)]
+    ctx.rewrites -= before - len(ctx.edits)
+
+
+def _value(ctx: Context, r: ArgRewrite) -> str:
+    """A constant argument; ``{hip_version}`` is the target's 100*major + minor (603)."""
+    rocm = ctx.options.rocm
+    return (r.value or "").replace("{hip_version}", str(rocm[0] * 100 + rocm[1]))
+
+
+def _rendered(ctx: Context, node: Node) -> str:
+    """The text of ``node`` as the conversion writes it: its identifiers renamed."""
+    out: list[str] = []
+    pos = node.start_byte
+    stack = [node]
+    leaves: list[Node] = []
+    while stack:
+        n = stack.pop()
+        if n.type in NAME_NODES:
+            leaves.append(n)
+        else:
+            stack.extend(reversed(n.children))
+    for leaf in leaves:
+        new = target_for(ctx, leaf, ctx.text(leaf)) if in_tables(ctx.text(leaf)) else None
+        if new is not None:
+            out.append(ctx.src[pos:leaf.start_byte].decode("utf-8", "replace"))
+            out.append(new)
+            pos = leaf.end_byte
+    out.append(ctx.src[pos:node.end_byte].decode("utf-8", "replace"))
+    return "".join(out)
+
+
+def _report(ctx: Context, call: Node, rows: list[ArgRewrite], whys: list[str], target: str) -> None:
+    """One finding for the call: what differs, and why it was not rewritten."""
+    parts = []
+    for r, why in zip(rows, whys):
+        what = {"reinterpret_cast_size_t": f"argument {r.arg + 1} is a size_t* there",
+                "remove_argument": f"it has no argument {r.arg + 1}"}.get(
+            r.transform, f"{r.transform.replace('_', ' ')} at argument {r.arg + 1}")
+        parts.append(what + (f" ({why})" if why else ""))
+    ctx.report(ARGUMENT_REWRITE, call,
+               f"`{rows[0].cuda}` → `{target}` takes other arguments: " + "; ".join(parts)
+               + "; the arguments are left as written", rows[0].reason)

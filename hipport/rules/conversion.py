@@ -1,0 +1,80 @@
+"""HP116, HP117 — findings of the conversion itself: calls whose HIP function takes other
+arguments than the CUDA one.
+
+The checks live with the rewrites (``hipport.rewrite.arguments``, ``hipport.rewrite.legacy``):
+one decision per call says whether the arguments are rewritten or the call is reported, so
+a call is never renamed with an argument list its HIP function does not take without a
+finding at it.
+"""
+
+from __future__ import annotations
+
+from hipport.findings import Effort, Severity
+from hipport.rules import REGISTRY
+
+
+@REGISTRY.rule
+class ArgumentRewrite:
+    """HIP function takes other arguments, and hipport could not rewrite them exactly
+
+    The HIP (or, with `--roc`, ROC) function this call is renamed to differs from the
+    CUDA one in its arguments. hipport rewrites the arguments where the change is certain
+    (`mappings/arguments.toml`, after hipify-clang); this call needs a person, because the
+    change would lose a value, would let a library write 8 bytes into a 4-byte `int`, or
+    touches names that are rewritten themselves.
+
+    ## Example
+
+    ```cuda
+    cuOccupancyMaxPotentialBlockSize(&grid, &block, f, smemForBlockSize, 0, 0);
+    ```
+
+    `hipModuleOccupancyMaxPotentialBlockSize` has no per-block-size shared-memory
+    callback; a null one is dropped, this one is reported.
+
+    ## Fix
+
+    Rewrite the call to the HIP signature by hand (`hipport map NAME` names the HIP
+    function); for a `size_t*` output, declare the variable `size_t`.
+    """
+
+    code = "HP116"
+    slug = "argument-rewrite"
+    severity = Severity.HIGH
+    effort = Effort.SMALL
+
+
+@REGISTRY.rule
+class LegacyCublas:
+    """Legacy cuBLAS (v1, no handle) call
+
+    `cublas.h` declares the legacy cuBLAS API, whose functions take no handle
+    (`cublasSgemm('N', 'N', m, n, k, alpha, ...)`). hipBLAS has only the handle API, so
+    renaming the call would pass the arguments in the wrong places; hipport leaves it.
+
+    ## Example
+
+    ```cuda
+    #include <cublas.h>
+    cublasSaxpy(n, 2.0f, x, 1, y, 1);
+    ```
+
+    ```cuda
+    #include <hipblas/hipblas.h>
+    hipblasSaxpy(handle, n, &alpha, x, 1, y, 1);
+    ```
+
+    ## Fix
+
+    Port the code to the cuBLAS v2 API (`cublas_v2.h`, a `cublasHandle_t`) first, or
+    write the hipBLAS calls by hand.
+    """
+
+    code = "HP117"
+    slug = "cublas-legacy"
+    severity = Severity.HIGH
+    effort = Effort.MEDIUM
+
+
+ARGUMENT_REWRITE = REGISTRY.rules["HP116"]
+LEGACY_CUBLAS = REGISTRY.rules["HP117"]

@@ -1,0 +1,158 @@
+"""Argument-level rewrites (mappings/arguments.toml) and legacy cuBLAS calls, on 6.3 and
+7.2.1 side by side, byte for byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hipport.options import Options
+from hipport.pipeline import transform
+from hipport.rewrite.arguments import rewrites
+from hipport.versions import parse_version
+
+V63 = Options(rocm=parse_version("6.3"), apply_fixes=True)
+V721 = Options(apply_fixes=True)
+ROC721 = Options(apply_fixes=True, roc=True)
+REFERENCE = next((p / "reference" / "hipify-argument-rewrites.md"
+                  for p in (Path(__file__).resolve().parents[2] / "shared", Path(__file__).resolve().parents[3] / "shared")
+                  if (p / "reference").is_dir()), None)
+
+
+def conv(src: str, options: Options) -> tuple[str, list[tuple[str, int]]]:
+    out, findings, _ = transform(src.encode(), "t.cpp", options)
+    return out.decode(), [(f.code, f.line) for f in findings]
+
+
+#: CUDA call → (6.3 output, 7.2.1 output); neither has a finding.
+SIDE_BY_SIDE = {
+    "cudaFuncSetCacheConfig(kernel, cudaFuncCachePreferL1);": (
+        "hipFuncSetCacheConfig(reinterpret_cast<const void*>(kernel), hipFuncCachePreferL1);",
+    ) * 2,
+    "cudaFuncGetAttributes(&attr, kernel<float>);": (
+        "hipFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel<float>));",
+    ) * 2,
+    "cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, n);": (
+        "hipFuncSetAttribute(reinterpret_cast<const void*>(k), hipFuncAttributeMaxDynamicSharedMemorySize, n);",
+    ) * 2,
+    "cudaFuncSetAttribute((const void*)k, cudaFuncAttributeMaxDynamicSharedMemorySize, n);": (
+        "hipFuncSetAttribute((const void*)k, hipFuncAttributeMaxDynamicSharedMemorySize, n);",
+    ) * 2,
+    "cudaLaunchKernel(k, g, b, args, 0, s);": (
+        "hipLaunchKernel(reinterpret_cast<const void*>(k), g, b, args, 0, s);",
+    ) * 2,
+    "cudaMemcpyToSymbol(c_table, h, n);": ("hipMemcpyToSymbol(HIP_SYMBOL(c_table), h, n);",) * 2,
+    "cudaMemcpyFromSymbol(h, c_table, n);": ("hipMemcpyFromSymbol(h, HIP_SYMBOL(c_table), n);",) * 2,
+    "cudaMallocHost(&p, n);": ("hipHostMalloc(&p, n, hipHostMallocDefault);",) * 2,
+    "cudaEventCreate(&e, cudaEventDisableTiming);": ("hipEventCreateWithFlags(&e, hipEventDisableTiming);",) * 2,
+    "cudaEventCreate(&e);": ("hipEventCreate(&e);",) * 2,
+    "cuOccupancyMaxPotentialBlockSize(&g, &b, f, NULL, 0, 0);": (
+        "hipModuleOccupancyMaxPotentialBlockSize(&g, &b, f, 0, 0);",) * 2,
+    "cuOccupancyMaxPotentialBlockSize(&g, &b, f, 0, smem, 256);": (
+        "hipModuleOccupancyMaxPotentialBlockSize(&g, &b, f, smem, 256);",) * 2,
+    "cudaGetDriverEntryPoint(\"cuMemAlloc\", &fn, flags, &status);": (
+        "hipGetProcAddress(\"cuMemAlloc\", &fn, 603, flags, &status);",
+        "hipGetDriverEntryPoint(\"cuMemAlloc\", &fn, flags, &status);",
+    ),
+    "cudaGetDriverEntryPoint(\"cuMemAlloc\", &fn, flags);": (
+        "hipGetProcAddress(\"cuMemAlloc\", &fn, 603, flags, nullptr);",
+        "hipGetDriverEntryPoint(\"cuMemAlloc\", &fn, flags, nullptr);",
+    ),
+}
+
+
+@pytest.mark.parametrize("src", sorted(SIDE_BY_SIDE))
+def test_argument_rewrites_side_by_side(src: str) -> None:
+    expected = SIDE_BY_SIDE[src]
+    for options, want in zip((V63, V721), expected):
+        out, found = conv(src, options)
+        assert out == want
+        assert [c for c, _ in found if c.startswith("HP11")] == []
+
+
+def test_a_callback_argument_is_a_finding_not_dropped() -> None:
+    src = "cuOccupancyMaxPotentialBlockSize(&g, &b, f, smemFor, 0, 0);"
+    for options in (V63, V721):
+        out, found = conv(src, options)
+        assert out == "hipModuleOccupancyMaxPotentialBlockSize(&g, &b, f, smemFor, 0, 0);"
+        assert ("HP116", 1) in found
+
+
+def test_roc_size_t_out_parameter_is_a_finding() -> None:
+    src = "cusparseScsrsv2_bufferSize(h, op, m, nnz, descr, val, rowPtr, colInd, info, &size);"
+    out, found = conv(src, ROC721)
+    assert out == "rocsparse_scsrsv_buffer_size(h, op, m, nnz, descr, val, rowPtr, colInd, info, &size);"
+    assert ("HP116", 1) in found
+
+
+def test_roc_rewrites_follow_hipify_clang() -> None:
+    src = "cusparseScsrmv(h, op, m, n, nnz, &alpha, descr, val, rowPtr, colInd, x, &beta, y);"
+    out, found = conv(src, Options(rocm=parse_version("6.3"), apply_fixes=True, roc=True))
+    assert out == "rocsparse_scsrmv(h, op, m, n, nnz, &alpha, descr, val, rowPtr, colInd, nullptr, x, &beta, y);"
+    src = "cusparseScsrilu02_analysis(h, m, nnz, descr, val, rp, ci, info, policy, buf);"
+    out, found = conv(src, ROC721)
+    assert out == ("rocsparse_scsrilu0_analysis(h, m, nnz, descr, val, rp, ci, info, "
+                   "rocsparse_analysis_policy_force, rocsparse_solve_policy_auto, buf);")
+
+
+def test_dropped_and_moved_arguments_keep_their_renames_right() -> None:
+    # The removed arguments hold names the identifier rewriter renames: their renames go
+    # with them; a kept one (copyValues) is renamed.
+    src = ("cusparseCsr2cscEx2_bufferSize(h, m, n, nnz, val, rowPtr, colInd, cscVal, cscColPtr, "
+           "cscRowInd, CUDA_R_32F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, "
+           "CUSPARSE_CSR2CSC_ALG1, &size);")
+    out, found = conv(src, ROC721)
+    assert out == "rocsparse_csr2csc_buffer_size(h, m, n, nnz, rowPtr, colInd, rocsparse_action_numeric, &size);"
+    src = "cusparseSgtsvInterleavedBatch(h, algo, m, dl, d, du, x, batchCount, pBuffer);"
+    out, _ = conv(src, ROC721)
+    assert out == "rocsparse_sgtsv_interleaved_batch(h, algo, m, dl, d, du, x, batchCount, batchCount, pBuffer);"
+    src = "cudnnGetConvolutionForwardWorkspaceSize(h, x[CUDNN_DATA_FLOAT], w, conv, y, algo, &sz);"
+    out, _ = conv(src, ROC721)
+    assert out == "miopenConvolutionForwardGetWorkSpaceSize(h, w, x[miopenFloat], conv, y, &sz);"
+
+
+def test_a_call_is_rewritten_for_all_its_rows_or_none() -> None:
+    src = "cusparseScsrilu02_analysis(h, m, nnz, descr, val, rp, ci, info);"  # two short
+    out, found = conv(src, ROC721)
+    assert out == "rocsparse_scsrilu0_analysis(h, m, nnz, descr, val, rp, ci, info);"
+    assert ("HP116", 1) in found
+
+
+def test_legacy_cublas_calls_are_reported_and_left() -> None:
+    src = "#include <cublas.h>\nvoid f(float* x, float* y, int n) { cublasSaxpy(n, 2.0f, x, 1, y, 1); }\n"
+    for options in (V63, V721):
+        out, found = conv(src, options)
+        assert "cublasSaxpy(n, 2.0f, x, 1, y, 1)" in out
+        assert ("HP117", 2) in found
+    out, found = conv("void f() { cublasSgemm('N', 'N', m, n, k, 1.0f, A, m, B, k, 0.0f, C, m); }", V721)
+    assert "cublasSgemm('N'" in out and ("HP117", 1) in found
+
+
+def test_v2_cublas_calls_are_renamed() -> None:
+    src = "#include <cublas_v2.h>\nvoid f() { cublasSaxpy(h, n, &a, x, 1, y, 1); }\n"
+    out, found = conv(src, V721)
+    assert "hipblasSaxpy(h, n, &a, x, 1, y, 1)" in out and "HP117" not in {c for c, _ in found}
+
+
+@pytest.mark.skipif(REFERENCE is None or not REFERENCE.is_file(), reason="reference not present")
+def test_the_hipify_rows_are_exactly_the_references() -> None:
+    """Every FuncArgCasts row of the reference is in arguments.toml, and nothing else is,
+    apart from the rows marked [hipport]."""
+    assert REFERENCE is not None
+    want = set()
+    for line in REFERENCE.read_text(encoding="utf-8").split("## Argument rewrites")[1].splitlines():
+        if line.startswith("| `"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            applies = {"always": "always", "--roc": "roc", "--roc, MIOpen": "miopen"}[cells[1]]
+            want.add((cells[0].strip("`"), applies, int(cells[2]), cells[3]))
+    have = {(r.cuda, r.applies, r.arg, r.transform)
+            for rows in rewrites().values() for r in rows if not r.reason.startswith("[hipport]")}
+    assert len(want) == 208 and have == want
+
+
+def test_every_row_names_a_known_cuda_function() -> None:
+    from hipport.mapping import load_table
+
+    table = load_table()
+    assert [n for n in rewrites() if n not in table.entries] == []
