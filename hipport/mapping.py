@@ -43,8 +43,8 @@ in runtime and dnn) resolves to the first family, in ``families.toml`` order, wh
 has a HIP or ROC name; failing that, the first family listing it.
 
 A curated macro rule (``macros.toml``) with action ``keep`` or ``report`` wins over a
-table row for the same name (``__CUDACC__``): the resolution keeps its status but
-``apply`` is False and the detail carries the rule's note.
+table row for the same name: the resolution keeps its status but ``apply`` is False and
+the detail carries the rule's note. (``__CUDACC__`` is in both, and both rewrite it.)
 
 Load time matters (every CLI run): rows stay as JSON lists until a name is looked up;
 ``ApiEntry`` objects are built on first use and cached.
@@ -155,6 +155,7 @@ class MacroRule:
     action: str  # rewrite | keep | report
     target: str | None
     note: str
+    inform: bool = False  # a rewrite that is also an info finding (HP118)
 
 
 @dataclass(frozen=True, slots=True)
@@ -545,7 +546,7 @@ def _headers(doc: dict[str, Any]) -> dict[str, HeaderRule]:
 def _macros(doc: dict[str, Any]) -> dict[str, MacroRule]:
     return {
         name: MacroRule(name, _check(m["action"], _MACRO_ACTIONS, f"macros.toml {name}"),
-                        m.get("target"), m.get("note", ""))
+                        m.get("target"), m.get("note", ""), bool(m.get("inform", False)))
         for name, m in doc["macros"].items()
     }
 

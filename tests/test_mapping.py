@@ -139,10 +139,12 @@ def test_reverse_lookup(table: MappingTable) -> None:
 
 
 def test_curated_macro_rule_beats_the_table(table: MappingTable) -> None:
-    res = resolve(table, "__CUDACC__", "7.2.1")
-    assert res.target == "__HIPCC__" and not res.apply and "macros.toml" in res.detail
+    res = resolve(table, "__CUDA_ARCH__", "7.2.1") if table.lookup("__CUDA_ARCH__") else None
+    assert res is None or not res.apply
+    res = resolve(table, "__CUDACC__", "7.2.1")  # in both; both rewrite it, with a finding
+    assert res.target == "__HIPCC__" and res.apply
     rule = table.view(V721).macro("__CUDACC__")
-    assert rule is not None and rule.action == "report"
+    assert rule is not None and (rule.action, rule.target, rule.inform) == ("rewrite", "__HIPCC__", True)
     assert table.view(V721).macro("__CUDA_RUNTIME_H__").target == "HIP_INCLUDE_HIP_HIP_RUNTIME_H"
 
 
@@ -166,6 +168,10 @@ def test_macro_rules_that_overlap_the_tables_are_known(table: MappingTable) -> N
     ("curand_kernel.h", "map", "hiprand/hiprand_kernel.h", True),
     ("nccl.h", "map", "rccl/rccl.h", True),
     ("cufile.h", "map", "hipfile.h", False),  # hipFile exists from 7.2.0
+    ("vector_functions.h", "map", "hip/hip_vector_types.h", True),
+    ("builtin_types.h", "map", "hip/hip_runtime_api.h", True),
+    ("math_functions.h", "drop", "hip/hip_runtime.h", True),
+    ("cuda_egl_interop.h", "none", None, False),
 ])
 def test_headers_on_63(table: MappingTable, path: str, action: str, target: str | None, apply: bool) -> None:
     h = table.view(V63).header(path)

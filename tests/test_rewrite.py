@@ -19,18 +19,18 @@ def conv(src: str, path: str = "t.cpp", options: Options = V721) -> str:
 
 
 @pytest.mark.parametrize(("src", "expected"), [
-    ("cudaMalloc(&p, n);", "hipMalloc(&p, n);"),
-    ("cudaStream_t s;", "hipStream_t s;"),
-    ("x = cudaMemcpyHostToDevice;", "x = hipMemcpyHostToDevice;"),
+    ("cudaMalloc(&p, n);", "#include <hip/hip_runtime.h>\nhipMalloc(&p, n);"),
+    ("cudaStream_t s;", "#include <hip/hip_runtime.h>\nhipStream_t s;"),
+    ("x = cudaMemcpyHostToDevice;", "#include <hip/hip_runtime.h>\nx = hipMemcpyHostToDevice;"),
     ("cub::DeviceScan::ExclusiveSum(a, b, c, d, n);", "hipcub::DeviceScan::ExclusiveSum(a, b, c, d, n);"),
     ('puts("cudaMalloc");', 'puts("cudaMalloc");'),
     ("// cudaMalloc\nint x;", "// cudaMalloc\nint x;"),
     ("/* cudaFree(p) */ int y;", "/* cudaFree(p) */ int y;"),
     ("s.cudaMalloc = 1;", "s.cudaMalloc = 1;"),  # a struct member keeps its name
     ("int my_cudaMalloc_wrapper();", "int my_cudaMalloc_wrapper();"),
-    ("#define ALLOC(p, n) cudaMalloc(p, n) /* cudaFree */", "#define ALLOC(p, n) hipMalloc(p, n) /* cudaFree */"),
-    ("#define ERR cudaErrorMemoryAllocation", "#define ERR hipErrorOutOfMemory"),
-    ("#if 0\ncudaFree(p);\n#else\ncudaFree(q);\n#endif\n", "#if 0\nhipFree(p);\n#else\nhipFree(q);\n#endif\n"),
+    ("#define ALLOC(p, n) cudaMalloc(p, n) /* cudaFree */", "#include <hip/hip_runtime.h>\n#define ALLOC(p, n) hipMalloc(p, n) /* cudaFree */"),
+    ("#define ERR cudaErrorMemoryAllocation", "#include <hip/hip_runtime.h>\n#define ERR hipErrorOutOfMemory"),
+    ("#if 0\ncudaFree(p);\n#else\ncudaFree(q);\n#endif\n", "#include <hip/hip_runtime.h>\n#if 0\nhipFree(p);\n#else\nhipFree(q);\n#endif\n"),
 ])
 def test_identifiers(src: str, expected: str) -> None:
     assert conv(src) == expected
@@ -96,6 +96,15 @@ def test_hip_runtime_include_added_once_to_cu_files(src: str, expected: str) -> 
     assert conv(expected, "k.cu") == expected
 
 
+def test_a_cpp_file_calling_the_runtime_gets_hip_runtime_unless_it_includes_a_hip_header() -> None:
+    assert conv('#include "common.h"\nvoid f(float* p) { cudaMalloc(&p, 4); }\n', "a.cpp") == (
+        '#include <hip/hip_runtime.h>\n#include "common.h"\nvoid f(float* p) { hipMalloc(&p, 4); }\n')
+    src = "#include <cublas_v2.h>\nvoid f(cublasHandle_t h) { cublasCreate(&h); }\n"
+    assert conv(src, "b.cpp") == "#include <hipblas/hipblas.h>\nvoid f(hipblasHandle_t h) { hipblasCreate(&h); }\n"
+    src = "#include <cuda_runtime_api.h>\nvoid f(float* p) { cudaFree(p); }\n"
+    assert conv(src, "c.h") == "#include <hip/hip_runtime_api.h>\nvoid f(float* p) { hipFree(p); }\n"
+
+
 def test_plain_cpp_without_cuda_gets_no_include() -> None:
     assert conv("int main() { return 0; }\n", "k.cu") == "int main() { return 0; }\n"
     assert conv("__global__ void k() {}\n", "k.cpp") == "__global__ void k() {}\n"
@@ -106,7 +115,10 @@ def test_plain_cpp_without_cuda_gets_no_include() -> None:
     ("k<<<g, b, shm>>>();", "hipLaunchKernelGGL(k, dim3(g), dim3(b), shm, 0);"),
     ("k<<<g, b, 0, s>>>(a, b);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, s, a, b);"),
     ("k<float, 4><<<dim3(1, 2), 64>>>(p);",
-     "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float, 4>), dim3(dim3(1, 2)), dim3(64), 0, 0, p);"),
+     "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float, 4>), dim3(1, 2), dim3(64), 0, 0, p);"),
+    ("k<<<dim3{2}, dim3(b)>>>();", "hipLaunchKernelGGL(k, dim3{2}, dim3(b), 0, 0);"),
+    ("template <typename T> __global__ void tk(T*);\nvoid g(float* p) { tk<<<1, 2>>>(p); }",
+     "hipLaunchKernelGGL(HIP_KERNEL_NAME(tk), dim3(1), dim3(2), 0, 0, p);"),
     ("ns::k<T><<<1, 1, 0, st>>>(cudaStreamPerThread);",
      "hipLaunchKernelGGL(HIP_KERNEL_NAME(ns::k<T>), dim3(1), dim3(1), 0, st, hipStreamPerThread);"),
     ("#define L(k) k<<<1, 32>>>(0)", "#define L(k) hipLaunchKernelGGL(k, dim3(1), dim3(32), 0, 0, 0)"),
@@ -125,7 +137,7 @@ def test_cuda_launch_syntax_is_kept_by_default() -> None:
 def test_non_utf8_bytes_survive() -> None:
     src = b"// caf\xe9 (latin-1)\ncudaFree(p);\n"
     out, _, _ = transform(src, "t.cpp", V721)
-    assert out == b"// caf\xe9 (latin-1)\nhipFree(p);\n"
+    assert out == b"// caf\xe9 (latin-1)\n#include <hip/hip_runtime.h>\nhipFree(p);\n"
 
 
 def test_call_with_the_newer_cuda_signature_maps_to_the_matching_hip_function() -> None:

@@ -1,5 +1,6 @@
 """Rewrite ``#include`` paths, merge duplicates, and add ``hip/hip_runtime.h`` where nvcc
-would have included ``cuda_runtime.h`` implicitly.
+would have included ``cuda_runtime.h`` implicitly (``.cu``/``.cuh``), or where another
+source calls the HIP runtime after conversion and includes no HIP header.
 
 Only the path between the delimiters changes; ``<>`` vs ``""``, trailing comments and
 line endings stay. Two CUDA headers that map to one HIP header (``cuda.h`` and
@@ -9,6 +10,8 @@ branches are independent.
 """
 
 from __future__ import annotations
+
+import re
 
 from hipport.context import Context
 from hipport.edits import Edit
@@ -97,11 +100,15 @@ def add_hip_runtime(ctx: Context) -> None:
     file that includes hip_runtime.h only after another HIP header gets it at the top too
     (the later include is then harmless).
     """
-    if not ctx.path.lower().endswith(IMPLICIT_RUNTIME_SUFFIXES):
-        return
     runtime_at = ctx.scratch.get("runtime_at")
     hip_header_at = ctx.scratch.get("hip_header_at")
-    if runtime_at is not None and (hip_header_at is None or runtime_at < hip_header_at):
+    if not ctx.path.lower().endswith(IMPLICIT_RUNTIME_SUFFIXES):
+        # Another source (.cpp, .h …) that calls the CUDA runtime got it from an include
+        # hipport does not see (a project header, or nvcc -x cu): it gets hip_runtime.h
+        # when it now calls the HIP runtime and includes no HIP header itself.
+        if runtime_at is not None or hip_header_at is not None or not _uses_hip_runtime(ctx):
+            return
+    elif runtime_at is not None and (hip_header_at is None or runtime_at < hip_header_at):
         return
     if ctx.rewrites == 0 and not any(m in ctx.src for m in _DEVICE_MARKERS):
         return
@@ -141,6 +148,15 @@ def _own_line(ctx: Context, at: int, newline: bytes) -> tuple[int, bytes]:
     if node is not None and node.type == "comment" and node.start_byte < start:
         return at, newline
     return start, b""
+
+
+#: A rename to one of these spellings is a call of the HIP runtime API (hipMalloc,
+#: hipStream_t, hipLaunchKernelGGL); the math libraries' names (hipblas…, hipfft…) are not.
+_HIP_RUNTIME_NAME = re.compile(rb"^hip[A-Z]")
+
+
+def _uses_hip_runtime(ctx: Context) -> bool:
+    return any(e.start != e.end and _HIP_RUNTIME_NAME.match(e.text) for e in ctx.edits)
 
 
 def _insertion_point(ctx: Context) -> int:

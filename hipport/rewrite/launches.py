@@ -3,7 +3,9 @@
 HIP compiles triple-chevron launches, so the default keeps them. When asked, the launch is
 rewritten the way hipify-clang writes it: ``hipLaunchKernelGGL(k, dim3(g), dim3(b), shm,
 s, args)``, template kernels wrapped in ``HIP_KERNEL_NAME(...)`` (the macro protects the
-commas of a template argument list), missing shared-memory and stream arguments as 0.
+commas of a template argument list; like hipify-clang, also when the template arguments are
+deduced, for the templates this file declares), missing shared-memory and stream arguments
+as 0. A configuration that is already ``dim3(...)`` is not wrapped again.
 
 Only the punctuation between the parts is replaced; the kernel name, configuration and
 arguments keep their bytes, so identifier rewrites inside them still apply. Launches in
@@ -17,10 +19,48 @@ from hipport.parse import Node
 from hipport.rewrite import REGISTRY
 
 
-def _is_template(fn: Node) -> bool:
-    return fn.type == "template_function" or (
-        fn.type == "qualified_identifier" and fn.text is not None and b"<" in fn.text
-    )
+def _is_template(fn: Node, ctx: Context) -> bool:
+    """Whether hipify-clang would write ``HIP_KERNEL_NAME(...)``: the kernel is a template
+    instantiation, written with its arguments (``k<float>``) or deduced from the call
+    (``k`` declared ``template <...> __global__ void k(...)`` in this file)."""
+    if fn.type == "template_function" or (
+            fn.type == "qualified_identifier" and fn.text is not None and b"<" in fn.text):
+        return True
+    name = ctx.text(fn).rsplit("::", 1)[-1]
+    return name in _template_functions(ctx)
+
+
+def _template_functions(ctx: Context) -> frozenset[str]:
+    """Names of the function templates this file declares or defines (found once per file)."""
+    found = ctx.scratch.get("template_functions")
+    if found is None:
+        names = set()
+        if b"template" in ctx.src:
+            stack = [ctx.tree.root_node]
+            while stack:
+                n = stack.pop()
+                if n.type == "template_declaration":
+                    decl = next((c for c in n.named_children
+                                 if c.type in ("function_definition", "declaration")), None)
+                    fd = decl.child_by_field_name("declarator") if decl is not None else None
+                    while fd is not None and fd.type != "function_declarator":
+                        fd = fd.child_by_field_name("declarator")
+                    target = fd.child_by_field_name("declarator") if fd is not None else None
+                    if target is not None:
+                        names.add(ctx.text(target).rsplit("::", 1)[-1])
+                stack.extend(n.named_children)
+        found = ctx.scratch["template_functions"] = frozenset(names)
+    return found
+
+
+def _is_dim3(node: Node, ctx: Context) -> bool:
+    """``dim3(...)`` or ``dim3{...}`` already: wrapping it again (``dim3(dim3(1))``) is noise."""
+    if node.type == "call_expression":
+        fn = node.child_by_field_name("function")
+        return fn is not None and ctx.text(fn) == "dim3"
+    if node.type == "compound_literal_expression":
+        return ctx.text(node).startswith("dim3")
+    return False
 
 
 @REGISTRY.visits("call_expression", when=lambda options: options.launch_syntax == "hip")
@@ -35,14 +75,16 @@ def rewrite_launch(node: Node, ctx: Context) -> None:
     parts = [c for c in config.named_children if c.type != "comment"]
     if not 2 <= len(parts) <= 4 or config.has_error or args.has_error:
         return  # malformed launch: leave it for a person (and the compiler) to see
-    template = _is_template(fn)
+    template = _is_template(fn, ctx)
+    open0, open1 = ("" if _is_dim3(p, ctx) else "dim3(" for p in parts[:2])
+    close0, close1 = (")" if o else "" for o in (open0, open1))
     ctx.edit(fn.start_byte, fn.start_byte,
              "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if template else ""))
-    ctx.edit(fn.end_byte, parts[0].start_byte, (")" if template else "") + ", dim3(")
-    ctx.edit(parts[0].end_byte, parts[1].start_byte, "), dim3(")
-    tail = ")"
+    ctx.edit(fn.end_byte, parts[0].start_byte, (")" if template else "") + ", " + open0)
+    ctx.edit(parts[0].end_byte, parts[1].start_byte, close0 + ", " + open1)
+    tail = close1
     if len(parts) >= 3:
-        ctx.edit(parts[1].end_byte, parts[2].start_byte, "), ")
+        ctx.edit(parts[1].end_byte, parts[2].start_byte, close1 + ", ")
         tail = ""
     if len(parts) == 4:
         ctx.edit(parts[2].end_byte, parts[3].start_byte, ", ")

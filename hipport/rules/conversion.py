@@ -1,5 +1,6 @@
-"""HP116, HP117 — findings of the conversion itself: calls whose HIP function takes other
-arguments than the CUDA one.
+"""HP116–HP118 — findings of the conversion's own rewrites: calls whose HIP function takes
+other arguments than the CUDA one (HP116, HP117), and CUDA compiler macros rewritten to
+their HIP counterparts (HP118).
 
 The checks live with the rewrites (``hipport.rewrite.arguments``, ``hipport.rewrite.legacy``):
 one decision per call says whether the arguments are rewritten or the call is reported, so
@@ -9,7 +10,11 @@ finding at it.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from hipport.context import Context
 from hipport.findings import Effort, Severity
+from hipport.parse import Node
 from hipport.rules import REGISTRY
 
 
@@ -76,5 +81,59 @@ class LegacyCublas:
     effort = Effort.MEDIUM
 
 
+@REGISTRY.rule
+class CudaMacroRewritten:
+    """CUDA compiler macro rewritten to its HIP counterpart
+
+    hip-clang does not define `__CUDACC__`; it defines `__HIPCC__`. hipport rewrites the
+    test so the branch nvcc took is the one HIP takes, and says so: in a codebase that
+    builds with nvcc and hipcc alike, the test may have been meant for nvcc alone.
+
+    ## Example
+
+    ```cuda
+    #ifndef __CUDACC__
+    inline int max(int a, int b) { return a > b ? a : b; }   // collides with HIP's max
+    #endif
+    ```
+
+    ```cuda
+    #ifndef __HIPCC__
+    inline int max(int a, int b) { return a > b ? a : b; }
+    #endif
+    ```
+
+    ## Fix
+
+    Nothing, when the branch is for "compiled as GPU code". If it is for nvcc only, test
+    `__NVCC__` instead.
+    """
+
+    code = "HP118"
+    slug = "cuda-macro-rewritten"
+    severity = Severity.INFO
+    effort = Effort.NONE
+
+
 ARGUMENT_REWRITE = REGISTRY.rules["HP116"]
 LEGACY_CUBLAS = REGISTRY.rules["HP117"]
+MACRO_REWRITTEN = REGISTRY.rules["HP118"]
+
+
+@lru_cache(maxsize=1)
+def _informed() -> frozenset[str]:
+    from hipport.mapping import load_table
+
+    return frozenset(n for n, m in load_table().macros.items() if m.inform and m.action == "rewrite")
+
+
+def _is_informed(name: str) -> bool:
+    return name in _informed()
+
+
+@REGISTRY.visits("identifier", names=_is_informed)
+def macro_rewritten(node: Node, ctx: Context) -> None:
+    """An info finding where a macro marked ``inform`` in macros.toml is rewritten."""
+    rule = ctx.view.macro(ctx.text(node))
+    if rule is not None and rule.inform and rule.action == "rewrite":
+        ctx.report(MACRO_REWRITTEN, node, f"{rule.name} → {rule.target}: {rule.note}")
