@@ -20,9 +20,16 @@ REFERENCE = next((p / "reference" / "hipify-argument-rewrites.md"
                   if (p / "reference").is_dir()), None)
 
 
+INCLUDE, HIP_INCLUDE = "#include <cuda_runtime.h>\n", "#include <hip/hip_runtime.h>\n"
+
+
 def conv(src: str, options: Options) -> tuple[str, list[tuple[str, int]]]:
-    out, findings, _ = transform(src.encode(), "t.cpp", options)
-    return out.decode(), [(f.code, f.line) for f in findings]
+    """Convert one line after ``#include <cuda_runtime.h>``; the output line, and the
+    findings with the line numbers of ``src``."""
+    out, findings, _ = transform((INCLUDE + src).encode(), "t.cpp", options)
+    text = out.decode()
+    assert text.startswith(HIP_INCLUDE), text
+    return text[len(HIP_INCLUDE):], [(f.code, f.line - 1) for f in findings]
 
 
 #: CUDA call → (6.3 output, 7.2.1 output); neither has a finding.
@@ -123,7 +130,7 @@ def test_legacy_cublas_calls_are_reported_and_left() -> None:
     src = "#include <cublas.h>\nvoid f(float* x, float* y, int n) { cublasSaxpy(n, 2.0f, x, 1, y, 1); }\n"
     for options in (V63, V721):
         out, found = conv(src, options)
-        assert "cublasSaxpy(n, 2.0f, x, 1, y, 1)" in out
+        assert out == "#include <hipblas/hipblas.h>\nvoid f(float* x, float* y, int n) { cublasSaxpy(n, 2.0f, x, 1, y, 1); }\n"
         assert ("HP117", 2) in found
     out, found = conv("void f() { cublasSgemm('N', 'N', m, n, k, 1.0f, A, m, B, k, 0.0f, C, m); }", V721)
     assert "cublasSgemm('N'" in out and ("HP117", 1) in found
@@ -156,3 +163,27 @@ def test_every_row_names_a_known_cuda_function() -> None:
 
     table = load_table()
     assert [n for n in rewrites() if n not in table.entries] == []
+
+
+def test_roc_calls_with_arguments_hipport_cannot_make_exact_are_reported() -> None:
+    """--roc: complex element types, rocBLAS *_ex, CUDA data types in rocSPARSE calls, and a
+    rocSPARSE argument count that is not the function's (roc-arity.json)."""
+    cases = {
+        "cublasCaxpy(h, n, &alpha, x, 1, y, 1);": "rocblas_float_complex",
+        "cublasGemmEx(h, a, b, m, n, k, &al, A, CUDA_R_16F, m, B, CUDA_R_16F, k, &be, C, "
+        "CUDA_R_16F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);": "*_ex functions",
+        "cusparseSpMM_bufferSize(h, opA, opB, &alpha, A, B, &beta, C, CUDA_R_32F, "
+        "CUSPARSE_SPMM_ALG_DEFAULT, &sz);": "rocsparse_datatype",
+        "cusparseSgthr(h, nnz, y, xVal, xInd);": "the call passes 5 arguments, rocsparse_sgthr takes 6",
+    }
+    for src, words in cases.items():
+        out, findings, _ = transform(src.encode(), "t.cpp", ROC721)
+        hp119 = [f.message for f in findings if f.code == "HP119"]
+        assert len(hp119) == 1 and words in hp119[0], (src, hp119)
+    for src in ("cusparseCreate(&h);", "cublasSaxpy(h, n, &alpha, x, 1, y, 1);",
+                "cusparseSgthr(h, nnz, y, xVal, xInd, CUSPARSE_INDEX_BASE_ZERO);",
+                "cusparseScsrmv(h, op, m, n, nnz, &alpha, descr, val, rowPtr, colInd, x, &beta, y);"):
+        _, findings, _ = transform(src.encode(), "t.cpp", ROC721)
+        assert "HP119" not in {f.code for f in findings}, src
+        _, findings, _ = transform(src.encode(), "t.cpp", V721)  # no --roc: hip* takes CUDA's lists
+        assert "HP119" not in {f.code for f in findings}, src

@@ -28,7 +28,7 @@ from hipport.edits import Edit
 from hipport.parse import Node, call_name
 from hipport.rewrite import REGISTRY
 from hipport.rewrite.identifiers import NAME_NODES, in_tables, resolution_for, target_for
-from hipport.rules.conversion import ARGUMENT_REWRITE
+from hipport.rules.conversion import ARGUMENT_REWRITE, ROC_ARGUMENTS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -107,6 +107,10 @@ def rewrite_arguments(node: Node, ctx: Context) -> None:
         if why is not None:
             problems.append(r)
             whys.append(why)
+    if todo:
+        added = sum(1 for r in todo if r.transform in ("add_const_argument", "add_var_argument"))
+        removed = sum(1 for r in todo if r.transform == "remove_argument")
+        ctx.scratch.setdefault("arguments_after", {})[node.id] = len(argv) + added - removed
     if problems:
         _report(ctx, node, problems, whys, res.target)
         return
@@ -114,6 +118,70 @@ def rewrite_arguments(node: Node, ctx: Context) -> None:
         ctx.edits.extend(edits)
         ctx.scratch.setdefault("arg_superseded", []).extend(superseded)
         ctx.rewrites += 1
+
+
+@dataclass(frozen=True, slots=True)
+class RocCall:
+    """A ``[[roc_calls]]`` entry: --roc calls whose arguments hipport cannot make exact."""
+
+    cuda: re.Pattern[str] | None
+    target: re.Pattern[str] | None
+    argument: re.Pattern[str] | None
+    when_unchecked: bool
+    message: str
+
+
+@lru_cache(maxsize=1)
+def roc_calls() -> tuple[RocCall, ...]:
+    doc = tomllib.loads((mappings() / "arguments.toml").read_bytes().decode("utf-8"))
+
+    def rx(item: dict, key: str) -> re.Pattern[str] | None:
+        return re.compile(item[key]) if key in item else None
+
+    return tuple(RocCall(rx(i, "cuda"), rx(i, "target"), rx(i, "argument"),
+                         bool(i.get("when_unchecked", False)), i["message"])
+                 for i in doc.get("roc_calls", []))
+
+
+@lru_cache(maxsize=1)
+def roc_arity() -> dict[str, int]:
+    """ROC function → parameter count (``mappings/roc-arity.json``, tools/gen_roc_arity.py)."""
+    import json
+
+    return json.loads((mappings() / "roc-arity.json").read_bytes())["arity"]
+
+
+def _maybe_roc_call(name: str) -> bool:
+    return name.startswith(("cusparse", "cublas"))
+
+
+@REGISTRY.visits("call_expression", names=_maybe_roc_call, when=lambda options: options.roc)
+def roc_call_arguments(node: Node, ctx: Context) -> None:
+    """HP119 where a call renamed to its ROC function keeps CUDA's argument types or list
+    in a way ``[[roc_calls]]`` knows is wrong, or passes another number of arguments than
+    the ROC function takes (``roc-arity.json``, after the rewrites above)."""
+    fn = node.child_by_field_name("function")
+    args = node.child_by_field_name("arguments")
+    name = call_name(ctx.src, node)
+    if fn is None or args is None or name is None or not _maybe_roc_call(name):
+        return
+    res = resolution_for(ctx, fn, name)
+    if res is None or not res.apply or res.target is None or res.target != res.entry.roc:
+        return
+    argv = [c for c in args.named_children if c.type != "comment"]
+    after = ctx.scratch.get("arguments_after", {}).get(node.id)
+    count = len(argv) if after is None else after
+    expected = roc_arity().get(res.target)
+    text = ctx.text(args)
+    found = [rc.message for rc in roc_calls()
+             if (rc.cuda is None or rc.cuda.search(name)) and (rc.target is None or rc.target.search(res.target))
+             and (rc.argument is None or rc.argument.search(text))
+             and not (rc.when_unchecked and (after is not None or expected is not None))]
+    if expected is not None and count != expected:
+        found.insert(0, f"the call passes {count} arguments, {res.target} takes {expected}")
+    if found:
+        ctx.report(ROC_ARGUMENTS, node, f"`{name}` → `{res.target}`: " + "; ".join(found),
+                   "compare the call with the ROC library's declaration and adjust the arguments")
 
 
 def _plan(ctx: Context, args: Node, argv: list[Node], r: ArgRewrite, edits: list[Edit],

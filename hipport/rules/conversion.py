@@ -1,6 +1,6 @@
-"""HP116–HP118 — findings of the conversion's own rewrites: calls whose HIP function takes
-other arguments than the CUDA one (HP116, HP117), and CUDA compiler macros rewritten to
-their HIP counterparts (HP118).
+"""HP116–HP119 — findings of the conversion's own rewrites: calls whose HIP function takes
+other arguments than the CUDA one (HP116, HP117; with --roc HP119), and CUDA compiler
+macros rewritten to their HIP counterparts (HP118).
 
 The checks live with the rewrites (``hipport.rewrite.arguments``, ``hipport.rewrite.legacy``):
 one decision per call says whether the arguments are rewritten or the call is reported, so
@@ -115,7 +115,43 @@ class CudaMacroRewritten:
     effort = Effort.NONE
 
 
+@REGISTRY.rule
+class RocArguments:
+    """With `--roc`, a call keeps argument types or a list the ROC library does not take
+
+    `--roc` renames cuBLAS, cuSPARSE and cuDNN calls to rocBLAS, rocSPARSE and MIOpen.
+    Where hipport knows the argument lists differ it rewrites them (HP116 when it cannot);
+    for the calls here it knows the arguments are not the ROC library's and has no exact
+    rewrite: complex and half element types (`rocblas_float_complex`, `rocblas_half`),
+    rocBLAS's `*_ex` functions, rocSPARSE functions it has no argument data for, and
+    CUDA data-type constants in rocSPARSE calls (rocSPARSE takes `rocsparse_datatype`).
+
+    ## Example
+
+    ```cuda
+    cublasCaxpy(h, n, &alpha, x, 1, y, 1);   // cuComplex* x, y
+    ```
+
+    ```cuda
+    rocblas_caxpy(h, n, reinterpret_cast<rocblas_float_complex*>(&alpha),
+                  reinterpret_cast<rocblas_float_complex*>(x), 1,
+                  reinterpret_cast<rocblas_float_complex*>(y), 1);
+    ```
+
+    ## Fix
+
+    Compare the call with the ROC library's declaration and adjust it, or convert without
+    `--roc` (the hip* marshalling libraries take the CUDA argument lists).
+    """
+
+    code = "HP119"
+    slug = "roc-arguments"
+    severity = Severity.HIGH
+    effort = Effort.SMALL
+
+
 ARGUMENT_REWRITE = REGISTRY.rules["HP116"]
+ROC_ARGUMENTS = REGISTRY.rules["HP119"]
 LEGACY_CUBLAS = REGISTRY.rules["HP117"]
 MACRO_REWRITTEN = REGISTRY.rules["HP118"]
 
