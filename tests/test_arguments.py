@@ -187,3 +187,9 @@ def test_roc_calls_with_arguments_hipport_cannot_make_exact_are_reported() -> No
         assert "HP119" not in {f.code for f in findings}, src
         _, findings, _ = transform(src.encode(), "t.cpp", V721)  # no --roc: hip* takes CUDA's lists
         assert "HP119" not in {f.code for f in findings}, src
+
+
+def test_handle_calls_are_not_complex_calls() -> None:
+    for src in ("cublasCreate(&h);", "cublasScalEx(h, n, &a, CUDA_R_32F, x, CUDA_R_32F, 1, CUDA_R_32F);"):
+        _, findings, _ = transform(src.encode(), "t.cpp", ROC721)
+        assert not any("complex" in f.message for f in findings if f.code == "HP119"), src

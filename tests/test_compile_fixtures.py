@@ -48,6 +48,7 @@ EXPECTED_FAILURES: dict[str, str | dict[str, str]] = {
     "fixtures/convert/cub_coop_half.cu": NO_LIBRARY,
     "fixtures/convert/fft_sparse_solver.cpp": NO_LIBRARY,
     "fixtures/convert/newer_apis.cu": NO_LIBRARY,
+    "fixtures/convert/release_true.cu": NO_LIBRARY,
     "fixtures/convert/runtime_api.cu": {
         "7.2.1": "hipStreamCopyAttributes is HIP 7.2, the 7.1 headers predate it",
         "6.3": "cudaStreamCopyAttributes has no HIP counterpart before 7.2 (HP102)"},
