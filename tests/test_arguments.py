@@ -52,6 +52,7 @@ SIDE_BY_SIDE = {
     "cudaMemcpyToSymbol(c_table, h, n);": ("hipMemcpyToSymbol(HIP_SYMBOL(c_table), h, n);",) * 2,
     "cudaMemcpyFromSymbol(h, c_table, n);": ("hipMemcpyFromSymbol(h, HIP_SYMBOL(c_table), n);",) * 2,
     "cudaMallocHost(&p, n);": ("hipHostMalloc(&p, n, hipHostMallocDefault);",) * 2,
+    "cudaMallocHost(&p, n, cudaHostAllocPortable);": ("hipHostMalloc(&p, n, hipHostMallocPortable);",) * 2,
     "cudaEventCreate(&e, cudaEventDisableTiming);": ("hipEventCreateWithFlags(&e, hipEventDisableTiming);",) * 2,
     "cudaEventCreate(&e);": ("hipEventCreate(&e);",) * 2,
     "cuOccupancyMaxPotentialBlockSize(&g, &b, f, NULL, 0, 0);": (

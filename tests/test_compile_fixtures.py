@@ -63,9 +63,6 @@ EXPECTED_FAILURES: dict[str, str | dict[str, str]] = {
 KNOWN_GAPS: dict[tuple[str, str] | tuple[str, str, str], str] = {
     ("fixtures/deep/token_paste.cu", "", "tree-sitter"):
         "token-pasted CUDA names are only seen by the libclang engine (--engine clang)",
-    ("fixtures/rules/device/shared_memory_ok.cu", "hipFuncSetAttribute"):
-        "a kernel passed where HIP (6.2 and 7.1 headers) takes const void*: needs the "
-        "argument rewrite reinterpret_cast<const void*> (hipify-argument-rewrites.md)",
 }
 
 
