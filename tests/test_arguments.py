@@ -194,3 +194,9 @@ def test_handle_calls_are_not_complex_calls() -> None:
     for src in ("cublasCreate(&h);", "cublasScalEx(h, n, &a, CUDA_R_32F, x, CUDA_R_32F, 1, CUDA_R_32F);"):
         _, findings, _ = transform(src.encode(), "t.cpp", ROC721)
         assert not any("complex" in f.message for f in findings if f.code == "HP119"), src
+
+
+def test_a_roc_call_reported_by_hp116_gets_no_hp119() -> None:
+    src = "cusparseScsrsv2_bufferSize(h, op, m, nnz, descr, val, rowPtr, colInd, info, &size);"
+    _, findings, _ = transform(src.encode(), "t.cpp", ROC721)
+    assert [f.code for f in findings if f.code in ("HP116", "HP119")] == ["HP116"]

@@ -61,9 +61,14 @@ class ArgRewrite:
 
 
 @lru_cache(maxsize=1)
+def _document() -> dict:
+    return tomllib.loads((mappings() / "arguments.toml").read_bytes().decode("utf-8"))
+
+
+@lru_cache(maxsize=1)
 def rewrites() -> dict[str, tuple[ArgRewrite, ...]]:
     """CUDA name → its rewrites, in file order. Loaded on the first call seen."""
-    doc = tomllib.loads((mappings() / "arguments.toml").read_bytes().decode("utf-8"))
+    doc = _document()
     out: dict[str, list[ArgRewrite]] = {}
     for item in doc["rewrites"]:
         if item["transform"] not in TRANSFORMS or item["decision"] not in DECISIONS:
@@ -107,13 +112,14 @@ def rewrite_arguments(node: Node, ctx: Context) -> None:
         if why is not None:
             problems.append(r)
             whys.append(why)
+    if problems:
+        _report(ctx, node, problems, whys, res.target)
+        ctx.scratch.setdefault("arguments_after", {})[node.id] = None  # reported: HP119 stays quiet
+        return
     if todo:
         added = sum(1 for r in todo if r.transform in ("add_const_argument", "add_var_argument"))
         removed = sum(1 for r in todo if r.transform == "remove_argument")
         ctx.scratch.setdefault("arguments_after", {})[node.id] = len(argv) + added - removed
-    if problems:
-        _report(ctx, node, problems, whys, res.target)
-        return
     if edits:
         ctx.edits.extend(edits)
         ctx.scratch.setdefault("arg_superseded", []).extend(superseded)
@@ -133,7 +139,7 @@ class RocCall:
 
 @lru_cache(maxsize=1)
 def roc_calls() -> tuple[RocCall, ...]:
-    doc = tomllib.loads((mappings() / "arguments.toml").read_bytes().decode("utf-8"))
+    doc = _document()
 
     def rx(item: dict, key: str) -> re.Pattern[str] | None:
         return re.compile(item[key]) if key in item else None
@@ -169,7 +175,10 @@ def roc_call_arguments(node: Node, ctx: Context) -> None:
     if res is None or not res.apply or res.target is None or res.target != res.entry.roc:
         return
     argv = [c for c in args.named_children if c.type != "comment"]
-    after = ctx.scratch.get("arguments_after", {}).get(node.id)
+    done = ctx.scratch.get("arguments_after", {})
+    if node.id in done and done[node.id] is None:
+        return  # HP116 already reports this call
+    after = done.get(node.id)
     count = len(argv) if after is None else after
     expected = roc_arity().get(res.target)
     text = ctx.text(args)
