@@ -200,3 +200,18 @@ def test_a_roc_call_reported_by_hp116_gets_no_hp119() -> None:
     src = "cusparseScsrsv2_bufferSize(h, op, m, nnz, descr, val, rowPtr, colInd, info, &size);"
     _, findings, _ = transform(src.encode(), "t.cpp", ROC721)
     assert [f.code for f in findings if f.code in ("HP116", "HP119")] == ["HP116"]
+
+
+def test_roc_arity_counts_declared_parameters() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_roc_arity", Path(__file__).resolve().parent.parent
+                                                  / "tools" / "gen_roc_arity.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    header = ("/* rocsparse_status rocsparse_fake(int a); */\n"
+              "ROCSPARSE_EXPORT\nrocsparse_status rocsparse_create_handle(rocsparse_handle* handle);\n"
+              "rocsparse_status rocsparse_sgthr(rocsparse_handle handle, rocsparse_int nnz,\n"
+              "    const float* y, float* x_val, const rocsparse_int* x_ind, rocsparse_index_base b);\n"
+              "rocsparse_status rocsparse_get_version(void);\n")
+    assert tool.arities(header) == {"rocsparse_create_handle": 1, "rocsparse_sgthr": 6, "rocsparse_get_version": 0}
