@@ -12,8 +12,9 @@ Three things on top of the scan pipeline, each small and separately testable:
   bytes and path, the options (``Options.cache_key()``) and a fingerprint of the installed
   hipport (version plus the size and mtime of every code and data file, and of the
   tree-sitter grammar). Anything that could change a finding changes the key, so an entry
-  is never stale; old entries are simply never read again and the directory is safe to
-  delete. Entries are written atomically and an unreadable one is treated as a miss.
+  is never stale; the directory is safe to delete. Entries are checksummed JSON, written
+  atomically, validated on reading (anything doubtful is a miss, never a pass), and
+  pruned: unused for 30 days, or beyond 50,000 entries, they go.
 
 Suppressions, HIP guards, ignore lists and severity overrides are applied by the rules
 themselves (``hipport.context``), exactly as for ``scan``.
@@ -24,12 +25,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
+import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hipport import __version__
 from hipport.datafiles import cache_dir
@@ -42,7 +45,7 @@ if TYPE_CHECKING:
 
 BASELINE_FORMAT = 1
 #: Bumped when the layout of a cache entry changes; part of every key.
-CACHE_FORMAT = "check-1"
+CACHE_FORMAT = "check-2"
 
 
 class BaselineError(ValueError):
@@ -172,12 +175,33 @@ def _finding_to_json(f: Finding) -> dict:
     return d
 
 
-def _finding_from_json(d: dict) -> Finding:
+#: Each Finding field and the JSON type its value must have in a cache entry.
+_FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
+    fl.name: int if fl.name in ("severity", "effort") else {"int": int, "str": str, "bool": bool}[str(fl.type)]
+    for fl in fields(Finding)
+}
+_STATUSES = frozenset({"unchanged", "converted", "skipped", "other"})
+
+
+def _finding_from_json(d: Any) -> Finding:
+    """A Finding from an entry's dict; ValueError for anything but exactly its fields."""
+    if not isinstance(d, dict) or set(d) != set(_FIELD_TYPES):
+        raise ValueError("not a finding")
+    for name, kind in _FIELD_TYPES.items():
+        if not isinstance(d[name], kind) or (kind is int and isinstance(d[name], bool)):
+            raise ValueError(f"finding field {name}")
     return Finding(**{**d, "severity": Severity(d["severity"]), "effort": Effort(d["effort"])})
 
 
 class Cache:
-    """Per-file check results on disk, keyed so that a hit is always correct."""
+    """Per-file check results on disk, keyed so that a hit is always correct.
+
+    Entries are ``hipport.cachefile`` documents (checksummed JSON, read only from regular
+    files of this user inside the folder, at most MAX_ENTRY_BYTES), validated field by
+    field: anything else is a miss and the file is scanned, so a broken or edited entry
+    can cost time but never pass the gate with findings removed. A hit refreshes the
+    entry's time, which ``prune`` goes by.
+    """
 
     def __init__(self, root: Path, options: Options) -> None:
         self.root = root
@@ -194,28 +218,106 @@ class Cache:
 
     def get(self, key: str, path: str, rel: str) -> "FileResult | None":
         """The stored result, or None on a miss or an entry that cannot be trusted."""
+        from hipport.cachefile import decode, read_entry
         from hipport.pipeline import FileResult
 
+        file = self._file(key)
+        blob = read_entry(file, self.root, MAX_ENTRY_BYTES)
+        entry = decode(CACHE_FORMAT, blob) if blob is not None else None
         try:
-            entry = json.loads(self._file(key).read_bytes())
-            if entry.get("key") != key:
+            if not isinstance(entry, dict) or entry.get("key") != key \
+                    or entry.get("status") not in _STATUSES \
+                    or not isinstance(entry.get("findings"), list) \
+                    or not isinstance(entry.get("note"), str) \
+                    or type(entry.get("rewrites")) is not int:
                 return None
             findings = [_finding_from_json(d) for d in entry["findings"]]
-            return FileResult(path=path, rel=rel, status=entry["status"], findings=findings,
-                              rewrites=entry["rewrites"], note=entry["note"])
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, TypeError, KeyError):
             return None
+        try:
+            os.utime(file)
+        except OSError:
+            pass
+        return FileResult(path=path, rel=rel, status=entry["status"], findings=findings,
+                          rewrites=entry["rewrites"], note=entry["note"])
 
     def put(self, key: str, result: "FileResult") -> None:
-        """Store a result; a cache that cannot be written only costs speed, never the run."""
-        from hipport.files import atomic_write
+        """Store a result; a cache that cannot be written only costs speed, never the run.
+        Now and then (once a day) the folder is pruned."""
+        from hipport.cachefile import write_entry
 
         entry = {"key": key, "status": result.status, "rewrites": result.rewrites,
                  "note": result.note, "findings": [_finding_to_json(f) for f in result.findings]}
+        if write_entry(self._file(key), CACHE_FORMAT, entry):
+            prune_now_and_then(self.root)
+
+
+#: An entry larger than this is not read (a file's findings take a few KB).
+MAX_ENTRY_BYTES = 4 << 20
+#: Pruning: entries unused for this long go, and beyond this many the least recently used.
+MAX_AGE_DAYS = 30
+MAX_ENTRIES = 50_000
+#: How often ``put`` prunes, at most.
+PRUNE_EVERY_SECONDS = 86400
+
+
+def prune_now_and_then(root: Path) -> None:
+    """``prune`` when the last one is a day old (the stamp file's time says when)."""
+    stamp = root / CACHE_FORMAT / ".pruned"
+    try:
+        if time.time() - stamp.stat().st_mtime < PRUNE_EVERY_SECONDS:
+            return
+    except OSError:
+        pass
+    try:
+        stamp.touch()
+    except OSError:
+        return
+    prune(root)
+
+
+def prune(root: Path, *, max_entries: int = MAX_ENTRIES, max_age_days: float = MAX_AGE_DAYS,
+          now: float | None = None) -> int:
+    """Delete entries unused for ``max_age_days``, then the least recently used beyond
+    ``max_entries``; returns how many. Old entries are never wrong (the key covers the
+    tool and options), only dead weight: every upgrade of hipport strands a set. Only
+    regular files named like entries are touched; links are removed, never followed."""
+    now = time.time() if now is None else now
+    base = root / CACHE_FORMAT
+    kept: list[tuple[float, str]] = []
+    removed = 0
+    try:
+        shards = [e for e in os.scandir(base) if e.is_dir(follow_symlinks=False) and len(e.name) == 2]
+    except OSError:
+        return 0
+    for shard in shards:
         try:
-            atomic_write(self._file(key), json.dumps(entry).encode("utf-8"))
+            entries = list(os.scandir(shard.path))
         except OSError:
-            pass
+            continue
+        for e in entries:
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if not e.name.endswith(".json") or not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+                continue
+            if stat.S_ISLNK(st.st_mode) or now - st.st_mtime > max_age_days * 86400:
+                removed += _unlink(e.path)
+            else:
+                kept.append((st.st_mtime, e.path))
+    kept.sort(reverse=True)
+    for _, path in kept[max_entries:]:
+        removed += _unlink(path)
+    return removed
+
+
+def _unlink(path: str) -> int:
+    try:
+        os.unlink(path)
+        return 1
+    except OSError:
+        return 0
 
 
 # -- the gate ------------------------------------------------------------------------

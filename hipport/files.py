@@ -262,13 +262,15 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> bool:
+def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None,
+                 mode: int | None = None) -> bool:
     """Write ``data`` to ``path`` via a temporary file and rename; False if already identical.
 
     Unchanged files are not rewritten, so a second conversion into the same tree leaves
     timestamps alone. The file mode is copied from ``mode_from`` (the input) when given,
     else it is the umask's, as for any new file (the temporary itself is private until
-    renamed; a report once written 0600 that way gets the usual mode back). Data is synced to disk before the rename only when it replaces an
+    renamed; a report once written 0600 that way gets the usual mode back); ``mode``
+    sets it outright (cache entries: 0600). Data is synced to disk before the rename only when it replaces an
     existing file (an in-place conversion must never leave an empty source after a power
     cut); a new file can always be made again from its input, and a sync per file would
     cost more than converting it.
@@ -289,7 +291,8 @@ def atomic_write(path: Path, data: bytes, *, mode_from: Path | None = None) -> b
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = _temporary_beside(path)
     try:
-        mode = os.stat(mode_from).st_mode & 0o7777 if mode_from is not None else _new_file_mode()
+        if mode is None:
+            mode = os.stat(mode_from).st_mode & 0o7777 if mode_from is not None else _new_file_mode()
         try:
             _write_all(fd, data)
             if hasattr(os, "fchmod"):

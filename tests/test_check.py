@@ -294,7 +294,9 @@ def test_corrupt_entries_are_ignored_and_replaced(tmp_path: Path, cache_dir: Pat
         again = run("k.cu")
         assert (again.exit_code, again.stdout) == (good.exit_code, good.stdout)
     assert len(count_process) == 5
-    assert json.loads(entries[0].read_bytes())["findings"]  # rewritten whole
+    from hipport.cachefile import decode
+
+    assert decode(check_mod.CACHE_FORMAT, entries[0].read_bytes())["findings"]  # rewritten whole
 
 
 def test_no_cache_neither_reads_nor_writes(tmp_path: Path, cache_dir: Path,

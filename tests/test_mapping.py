@@ -212,14 +212,14 @@ def test_curated_data_is_consistent(table: MappingTable) -> None:
             assert rule.target, rule.name
 
 
-def test_pickle_cache_is_used_and_survives_corruption(tmp_path: Path) -> None:
+def test_json_cache_is_used_and_survives_corruption(tmp_path: Path) -> None:
     api, data = REPO / "mappings" / "api", REPO / "mappings"
     first = MappingTable.from_dir(api, data, cache_dir=tmp_path)
-    caches = list(tmp_path.glob("mappings-*.pickle"))
-    assert len(caches) == 1
+    caches = list(tmp_path.glob("mappings-*.json"))
+    assert len(caches) == 1 and not list(tmp_path.glob("*.pickle"))
     second = MappingTable.from_dir(api, data, cache_dir=tmp_path)
     assert second.lookup("cudaMalloc") == first.lookup("cudaMalloc")
-    caches[0].write_bytes(b"not a pickle")
+    caches[0].write_bytes(b"not an entry")
     third = MappingTable.from_dir(api, data, cache_dir=tmp_path)
     assert third.lookup("cudaMalloc") == first.lookup("cudaMalloc")
 
@@ -235,7 +235,7 @@ def test_cache_key_follows_the_data(tmp_path: Path) -> None:
         f.write('\n[namespaces.mylib]\naction = "map"\ntarget = "myhiplib"\n')
     table = MappingTable.from_dir(REPO / "mappings" / "api", data, cache_dir=cache)
     assert table.view(V721).namespace("mylib") == "myhiplib"
-    assert len(list(cache.glob("*.pickle"))) == 2
+    assert len(list(cache.glob("mappings-*.json"))) == 1  # the new entry; the stale one removed
 
 
 # -- hipport map ------------------------------------------------------------------------
