@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 _SUPPRESS_RE = re.compile(rb"(?://|/\*).*?hipport:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 ALL = "*"
+#: Longer lines are not quoted in findings (``Context.quoted_line``).
+MAX_QUOTED_LINE = 4096
 #: Rules that report what a CUDA name is under HIP (unmapped, newer, removed, deprecated,
 #: experimental, a CUDA macro): moot where the project provides the name for HIP itself.
 _NAME_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105", "HP106"})
@@ -65,6 +67,14 @@ class Context:
         start = self._line_starts[line - 1]
         end = self._line_starts[line] if line < len(self._line_starts) else len(self.src)
         return self.src[start:end].rstrip(b"\r\n").decode("utf-8", "replace")
+
+    def quoted_line(self, line: int) -> str:
+        """The line a finding quotes, or "" when it is longer than MAX_QUOTED_LINE bytes
+        (minified or generated code): a 10 MB line quoted by each of its thousands of
+        findings took gigabytes, and no report shows such a line usefully."""
+        start = self._line_starts[line - 1]
+        end = self._line_starts[line] if line < len(self._line_starts) else len(self.src)
+        return "" if end - start > MAX_QUOTED_LINE else self.line_text(line)
 
     def text(self, node: Node) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
@@ -154,6 +164,6 @@ class Context:
             suggestion=suggestion,
             effort=rule.effort,
             fixed=fixed,
-            source_line=self.line_text(line),
+            source_line=self.quoted_line(line),
         ))
         return True

@@ -60,9 +60,13 @@ def ordered_map(fn: Callable[[Item], Result], items: Iterator[Item], jobs: int,
 class _Worker:
     """One worker process, its end of the pipe, and the chunks it holds (in order)."""
 
-    def __init__(self, context: Any, fn: Callable) -> None:
+    def __init__(self, context: Any, fn: Callable, others: list[Any]) -> None:
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, fn), daemon=True)
+        # A forked worker inherits the parent's end of its own pipe and of every earlier
+        # worker's: it closes them, so that when the parent dies (even by SIGKILL) every
+        # pipe reaches end-of-file and each worker exits instead of waiting forever.
+        inherited = [*others, self.conn] if context.get_start_method() == "fork" else []
+        self.process = context.Process(target=_serve, args=(child, fn, inherited), daemon=True)
         self.process.start()
         child.close()
         self.held: list[tuple[int, list]] = []  # chunks sent, not yet answered
@@ -76,7 +80,9 @@ class _Pool:
 
         self._context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
         self._fn = fn
-        self._workers = [_Worker(self._context, fn) for _ in range(jobs)]
+        self._workers: list[_Worker] = []
+        for _ in range(jobs):
+            self._workers.append(_Worker(self._context, fn, [w.conn for w in self._workers]))
 
     def map(self, items: Iterator, on_lost: Callable[[Any, str], Any]) -> Iterator[Any]:
         from multiprocessing.connection import wait
@@ -131,7 +137,7 @@ class _Pool:
         (index, chunk), *unstarted = w.held
         done[index] = [on_lost(item, why) for item in chunk]
         w.conn.close()
-        new = _Worker(self._context, self._fn)
+        new = _Worker(self._context, self._fn, [x.conn for x in self._workers if x is not w])
         for pending in unstarted:
             new.conn.send(pending)
         new.held = unstarted
@@ -151,8 +157,11 @@ class _Pool:
             w.conn.close()
 
 
-def _serve(conn: Any, fn: Callable) -> None:
-    """A worker's loop: a chunk in, its results (or the traceback of a bug) out."""
+def _serve(conn: Any, fn: Callable, inherited: list[Any]) -> None:
+    """A worker's loop: a chunk in, its results (or the traceback of a bug) out; it ends
+    when the parent says so or its pipe closes (the parent is gone)."""
+    for c in inherited:
+        c.close()
     while True:
         try:
             message = conn.recv()
@@ -165,5 +174,10 @@ def _serve(conn: Any, fn: Callable) -> None:
             conn.send((index, True, [fn(item) for item in chunk]))
         except KeyboardInterrupt:
             return
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the parent is gone: nobody to answer
         except BaseException:
-            conn.send((index, False, traceback.format_exc()))
+            try:
+                conn.send((index, False, traceback.format_exc()))
+            except OSError:
+                return

@@ -225,3 +225,99 @@ def test_the_added_include_stands_on_its_own_line_and_is_added_once(src: bytes, 
     once = transform(src, "k.cu", CONVERT)[0]
     assert once == expected
     assert transform(once, "k.cu", CONVERT)[0] == once
+
+
+# -- pool workers do not outlive a killed parent -----------------------------------------
+
+PARENT = r"""
+import os, sys, time
+from hipport.workers import ordered_map
+
+def slow(item):
+    time.sleep(0.05)
+    return os.getpid()
+
+def lost(item, why):
+    return None
+
+results = ordered_map(slow, iter(range(10_000)), 2, lost)
+pids = {next(results) for _ in range(40)}
+print(" ".join(map(str, sorted(pids))), flush=True)
+os.kill(os.getpid(), 9)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked on POSIX only")
+def test_workers_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = tmp_path / "parent.py"
+    script.write_text(PARENT)
+    log = tmp_path / "pids"
+    with log.open("w") as f:  # a file, not a pipe: orphaned workers would hold a pipe open
+        subprocess.run([sys.executable, str(script)], stdout=f, stderr=subprocess.DEVNULL,
+                       timeout=120)
+    out = log.read_text()
+    pids = [int(p) for p in out.split()]
+    assert len(pids) == 2, out
+    deadline = time.monotonic() + 20
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in pids if _running(p)]
+        time.sleep(0.1)
+    for p in alive:  # clean up before failing
+        os.kill(p, 9)
+    assert not alive, "workers outlived their parent"
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+# -- idempotence on malformed input (cases the fuzzer found) -----------------------------
+
+@pytest.mark.parametrize("src, options", [
+    # the launch had no kernel name (a continuation line): was an edit conflict
+    (b"// header comment\n \\\n   <<<g, b>>>(x);if (threadId(x.x % 32",
+     Options(apply_fixes=True, launch_syntax="hip", roc=True)),
+    # an include the parser only sees on one of the two passes: was added on the second
+    (b"  cublasDestroy x & 3#include <cuda.h>\n1nc(0xfffffff\\\r\nf, v, '16)Des(", CONVERT),
+])
+def test_malformed_inputs_convert_once_and_stay(src: bytes, options: Options) -> None:
+    once = transform(src, "b.cuh", options)[0]
+    assert transform(once, "b.cuh", options)[0] == once
+    assert once.count(HIP_INCLUDE) == 1
+
+
+# -- bounds ---------------------------------------------------------------------------
+
+def test_a_long_line_is_not_quoted_by_each_of_its_findings() -> None:
+    line = b"__global__ void k(unsigned* m, int v){ m[0] = __ballot_sync(0xffffffff, v); } " * 200
+    _, findings, _ = transform(line + b"\n", "k.cu", Options())
+    assert len(findings) >= 200 and all(f.source_line == "" for f in findings)
+    _, short, _ = transform(line[:80] + b"\n", "k.cu", Options())
+    assert short and short[0].source_line.startswith("__global__")
+
+
+def test_a_source_over_the_size_bound_is_one_error(tmp_path: Path, monkeypatch) -> None:
+    from hipport import pipeline
+
+    monkeypatch.setattr(pipeline, "MAX_SOURCE_BYTES", 1 << 10)
+    (tmp_path / "big.cu").write_bytes(KERNEL * 40)
+    (tmp_path / "k.cu").write_bytes(KERNEL)
+    r = run("scan", "big.cu", "k.cu", "-q", cwd=tmp_path)
+    assert r.exit_code == 2
+    size = len(KERNEL * 40)
+    assert f"hipport: error: big.cu: {size:,} bytes, over the bound of 1,024 bytes" in r.stderr
+    assert "k.cu" not in r.stderr  # the other file went through

@@ -19,6 +19,7 @@ from hipport.parse import Node
 from hipport.rewrite import REGISTRY
 
 HIP_RUNTIME = "hip/hip_runtime.h"
+HIP_RUNTIME_INCLUDE = b"#include <" + HIP_RUNTIME.encode() + b">"
 #: nvcc includes cuda_runtime.h in every translation unit it compiles as CUDA; hipcc
 #: does not, so these files get an explicit include when they use HIP.
 IMPLICIT_RUNTIME_SUFFIXES = (".cu", ".cuh")
@@ -117,6 +118,11 @@ def add_hip_runtime(ctx: Context) -> None:
     if runtime_at is not None and at >= runtime_at:
         return  # the first place it could go is the existing include (the HIP header
         # before it sits in an #if branch): a second copy there would add nothing
+    if runtime_at is None and ctx.tree.root_node.has_error and HIP_RUNTIME_INCLUDE in ctx.src:
+        return  # broken code the parser could not read the include out of: the bytes say
+        # it is there, and adding another would make every later run add one more
+    if any(e.start < at < e.end for e in ctx.edits):
+        at, before = 0, b""  # inside another rewrite (broken code): the file's first line
     # First in the list: among insertions at the same offset (a launch rewrite at the
     # first byte of the file) the include must come before everything else.
     ctx.edits.insert(0, Edit(at, at, before + b"#include <" + HIP_RUNTIME.encode() + b">" + newline))
