@@ -20,25 +20,40 @@ from hipport.parse import (
 
 
 @lru_cache(maxsize=8)
-def mapping_view(rocm: tuple[int, ...], roc: bool, experimental: bool):
-    """The mapping table seen from one target, loaded once per process."""
+def mapping_view(rocm: tuple[int, ...], roc: bool, experimental: bool, user: tuple = ()):
+    """The mapping table seen from one target, loaded once per process; ``user``: the
+    project's own pairs over it (``Options.mappings``, hipport.usermaps)."""
     from hipport.mapping import load_table
 
-    return load_table().view(rocm, roc=roc, experimental=experimental)
+    view = load_table().view(rocm, roc=roc, experimental=experimental)
+    if not user:
+        return view
+    from hipport import usermaps
+
+    usermaps.register(user)
+    return usermaps.user_view(view, user)
+
+
+def forget_name_verdicts() -> None:
+    """Drop the remembered name-filter verdicts: a filter has started admitting new names
+    (a project mapping), and a verdict remembered before would hide them."""
+    _VERDICTS.clear()
+    for memo in _NAME_MEMOS.values():
+        memo.clear()
 
 
 def prepare(options: Options) -> None:
     """Load what every ``analyze`` call needs (registries, mapping view, grammar) now."""
     rewrite.load()
     rules.load()
-    mapping_view(options.rocm, options.roc, options.experimental)
+    mapping_view(options.rocm, options.roc, options.experimental, options.mappings)
     parser_language()
 
 
 def analyze(src: bytes, path: str, options: Options) -> Context:
     """Parse ``src`` and run every registered rewriter and rule over it in one walk."""
     tree = parse(src)
-    view = mapping_view(options.rocm, options.roc, options.experimental)
+    view = mapping_view(options.rocm, options.roc, options.experimental, options.mappings)
     ctx = Context(path=path, src=src, tree=tree, options=options, view=view)
     registries = (rewrite.load(), rules.load())
     _walk(tree.root_node, ctx, _dispatch(registries, options, src))

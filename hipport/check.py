@@ -57,6 +57,27 @@ def format_finding(f: Finding) -> str:
     return f"{f.path}:{f.line}:{f.col}: {f.code} {f.severity}: {f.message} [{f.slug}]"
 
 
+#: GitHub workflow command per severity: blocker/high fail a check run's annotations as
+#: errors, medium warns, low and info are notices.
+_GITHUB_LEVEL = {Severity.BLOCKER: "error", Severity.HIGH: "error", Severity.MEDIUM: "warning",
+                 Severity.LOW: "notice", Severity.INFO: "notice"}
+
+
+def format_github(f: Finding) -> str:
+    """A GitHub Actions annotation (``::error file=…,line=…::message``), so a CI job shows
+    findings on the pull request's diff without a SARIF upload."""
+    props = ",".join(f"{k}={_github_escape(str(v), prop=True)}" for k, v in (
+        ("file", f.path), ("line", f.line), ("col", f.col), ("endLine", f.end_line),
+        ("endColumn", f.end_col), ("title", f"{f.code} {f.slug}")))
+    return f"::{_GITHUB_LEVEL[f.severity]} {props}::{_github_escape(f'{f.code} {f.severity}: {f.message}')}"
+
+
+def _github_escape(text: str, prop: bool = False) -> str:
+    """GitHub's escaping of workflow-command data (``%``, CR, LF) and properties (also ``:`` ``,``)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
 # -- baseline ------------------------------------------------------------------------
 
 BaselineKey = tuple[str, str, str, str]  # (path relative to the baseline, code, message, source)
@@ -382,16 +403,23 @@ def run_check(paths: list[Path], options: Options, *, baseline: Path | None = No
     The report is folded without the rule registry (and so without tree-sitter): a run
     answered from the cache need not pay for that.
     """
+    # Read first, so that a bad baseline fails before any scanning.
+    recorded = read_baseline(baseline) if baseline is not None else None
+    cache = Cache(cache_dir(), options) if use_cache else None
+    return gate(check_paths(paths, options, cache), options, baseline, recorded)
+
+
+def gate(results: "list[FileResult]", options: Options, baseline: Path | None = None,
+         recorded: "Counter[BaselineKey] | None" = None) -> CheckRun:
+    """Results (of files, or of standard input) → the gate's report and exit status."""
     from hipport.pipeline import collect, exit_status
 
-    # Read first, so that a bad baseline fails before any scanning.
-    recorded = (read_baseline(baseline), baseline) if baseline is not None else None
-    cache = Cache(cache_dir(), options) if use_cache else None
-    results = check_paths(paths, options, cache)
+    if baseline is not None and recorded is None:
+        recorded = read_baseline(baseline)
     report = collect(results, options, "check", with_rules=False)
     old: list[Finding] = []
-    if recorded is not None:
-        report.findings, old = split_baselined(report.findings, *recorded)
+    if recorded is not None and baseline is not None:
+        report.findings, old = split_baselined(report.findings, recorded, baseline)
     else:
         report.findings.sort(key=Finding.sort_key)
     return CheckRun(report, len(old), exit_status(report, options.fail_on))

@@ -1,7 +1,9 @@
 """The command line: click commands that parse flags into Options and call one function.
 
-No logic lives here. Heavy modules (tree-sitter, the mapping tables) are imported inside
-the commands so that ``hipport --version`` and ``--help`` start instantly.
+No logic lives here: flags come from the options table (``hipport.options.FIELDS``, through
+``hipport.cliopts``) and each command calls the stage that does its job. Heavy modules
+(tree-sitter, the mapping tables) are imported inside the commands so that
+``hipport --version`` and ``--help`` start instantly.
 """
 
 from __future__ import annotations
@@ -13,17 +15,18 @@ from typing import TYPE_CHECKING
 import click
 
 from hipport import __version__
+from hipport.cliopts import (
+    EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Group, add_examples, build_options, color_option, common_options,
+    observed, print_errors, statistics_option, stdin_option, stdout_bytes, summary_line,
+    table_options, with_progress, with_rules, write_report,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
-
-    from hipport.options import Field, Options
-    from hipport.pipeline import FileResult
-
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+    from hipport.options import Options
+    from hipport.statistics import Statistics
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "-V", "--version", prog_name="hipport")
 def main() -> None:
     """Port CUDA to ROCm/HIP with a real parser, and report what needs a person.
@@ -36,115 +39,33 @@ def main() -> None:
       hipport map cudaMalloc            a name's mapping across ROCm releases
       hipport rules [HP201]             the rule catalogue, or one rule's page
 
-    Targets: --rocm 6.3 or --rocm 7.2.1 (default). Exit status: 0 ok, 1 findings at or
-    above --fail-on, 2 usage or I/O errors.
+    Targets: --rocm 6.3 or --rocm 7.2.1 (default). A PATH of - reads standard input.
+    Exit status: 0 ok, 1 findings at or above --fail-on (or files --check would change),
+    2 usage or I/O errors, 130 interrupted.
     """
 
 
-# -- shared option handling --------------------------------------------------------
+def _stdin(ctx: click.Context, inputs: list[Path]) -> bool:
+    from hipport.stdin import StdinError, wants_stdin
 
-def _click_option(f: "Field"):
-    """The click flag of one row of the options table (hipport.options.FIELDS)."""
-    names = [n for n in (f.short, f.flag) if n]
-    kw: dict = {"help": f.help, "metavar": f.metavar}
-    if f.kind == "switch":
-        kw.update(is_flag=True, default=None)
-    elif f.kind == "multiple":
-        kw.update(multiple=True)
-    else:
-        kw["default"] = None
-    if f.choices:
-        kw["type"] = click.Choice(f.choices)
-        kw.pop("metavar")
-    return click.option(*names, f.name, **kw)
-
-
-def table_options(command: str):
-    """Every flag of ``command`` from the options table (hipport.options.FIELDS)."""
-    from hipport.options import fields_for
-
-    def decorate(f):
-        for row in reversed(fields_for(command)):
-            f = _click_option(row)(f)
-        return f
-    return decorate
-
-
-def common_options(f):
-    """Flags of every command that reads sources: which config, and how much to say."""
-    f = click.option("-q", "--quiet", is_flag=True, help="No summary or progress on standard error.")(f)
-    return click.option(
-        "--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-        help="pyproject.toml to read [tool.hipport] from (default: nearest to the first input).")(f)
-
-
-def build_options(ctx: click.Context, paths: list[Path], **fixed) -> "Options":
-    """Flags → Options, over [tool.hipport] and the defaults (hipport.options.resolve)."""
-    from hipport.options import (
-        ConfigError, fields_for, find_project_config, read_project_config, resolve,
-    )
-
-    p = ctx.params
-    given = {f.name: p[f.name] for f in fields_for(ctx.command.name or "")
-             if p.get(f.name) is not None and p.get(f.name) != ()}
-    config = p.get("config_path") or (find_project_config(paths[0]) if paths else None)
     try:
-        table = read_project_config(config) if config is not None else {}
-        opts = resolve(given, table, config, **fixed)
-    except ConfigError as e:
+        return wants_stdin(inputs)
+    except StdinError as e:
         raise click.UsageError(str(e)) from e
-    if opts.engine == "clang":
-        from hipport.deep import ClangUnavailable, check_setup  # libclang itself loads lazily
-
-        try:
-            check_setup(opts)
-        except ClangUnavailable as e:
-            raise click.UsageError(str(e)) from e
-    elif opts.compile_commands is not None or opts.clang_args:
-        raise click.UsageError("-p and --clang-arg apply only with --engine clang")
-    return opts
 
 
-def _summary_line(report) -> str:
-    """One line for standard error: files by outcome, rewrites, findings by severity."""
-    s = report.summary()
-    parts = [f"{s['files']} files"] + [f"{n} {k}" for k, n in s["files_by_status"].items()]
-    sev = ", ".join(f"{n} {k}" for k, n in s["by_severity"].items() if n) or "none"
-    verb = "rewrites" if report.command == "convert" else "rewrites possible"
-    line = f"hipport: {', '.join(parts)}; {s['rewrites']} {verb}; findings: {sev}"
-    if s["fixed"]:
-        line += f" ({s['fixed']} fixed)"
-    return line
+def _statistics(ctx: click.Context) -> "Statistics | None":
+    if not ctx.params.get("statistics"):
+        return None
+    from hipport.statistics import Statistics
+
+    return Statistics()
 
 
-def _write_report(report, dest: Path, fmt: str | None) -> None:
-    from hipport.files import atomic_write
-    from hipport.report import render
+def _print_statistics(stats: "Statistics", err: bool = False) -> None:
+    from hipport.statistics import render
 
-    fmt = fmt or _format_for(dest)
-    atomic_write(dest, render(report, fmt).encode("utf-8"))
-
-
-def _format_for(path: Path) -> str:
-    return {".json": "json", ".sarif": "sarif", ".html": "html", ".htm": "html",
-            ".txt": "text", ".md": "markdown"}.get(path.suffix.lower(), "markdown")
-
-
-def _with_progress(results: "Iterable[FileResult]", quiet: bool) -> "Iterator[FileResult]":
-    """Results as they are, with a progress line on a terminal unless --quiet."""
-    from hipport.progress import track
-
-    return track(results, describe=lambda r: r.path, enabled=False if quiet else None)
-
-
-def _print_errors(report) -> None:
-    """Every per-file error, and every file skipped with a reason (a FIFO, a link out of
-    the tree, a binary source), on standard error: whatever else fails, none goes unnamed."""
-    for f in report.files:
-        if f.status == "error":
-            click.echo(f"hipport: error: {f.path}: {f.message}", err=True)
-        elif f.status == "skipped" and f.message:
-            click.echo(f"hipport: warning: {f.path}: skipped: {f.message}", err=True)
+    click.echo(render(stats), nl=False, err=err)
 
 
 # -- verify -------------------------------------------------------------------------
@@ -238,18 +159,23 @@ def verify_command(ctx: click.Context, paths: tuple[Path, ...], fetch_headers: b
 @click.option("--in-place", is_flag=True, help="Overwrite the inputs, keeping FILE.prehip backups.")
 @click.option("--no-backup", is_flag=True, help="With --in-place: keep no .prehip backups.")
 @click.option("--diff", is_flag=True, help="Print a unified diff and write nothing.")
+@click.option("--check", "check_only", is_flag=True,
+              help="Write nothing; exit 1 and list the files a conversion would change "
+                   "(with --diff, print their diff too).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Where to write the report (format from the extension: .md .json .sarif .html .txt).")
 @click.option("--no-report", is_flag=True, help="Write no report file.")
 @click.option("--verify", is_flag=True,
               help="Then syntax-check the written units (see hipport verify --help).")
 @_compile_options
+@stdin_option
+@statistics_option
 @table_options("convert")
 @common_options
 @click.pass_context
 def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_place: bool,
-            no_backup: bool, diff: bool, report_path: Path | None, no_report: bool,
-            quiet: bool, **_: object) -> None:
+            no_backup: bool, diff: bool, check_only: bool, report_path: Path | None,
+            no_report: bool, quiet: bool, **_: object) -> None:
     """Rewrite CUDA sources as HIP for the target ROCm release.
 
     \b
@@ -257,8 +183,10 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
       hipport convert a.cu -o a.hip         one file
       hipport convert src/ -o hip/          mirror a tree (other files copied)
       hipport convert a.cu -o -             to standard output
+      cat a.cu | hipport convert - -o -     standard input to standard output
       hipport convert src/ --in-place       overwrite, keeping FILE.prehip backups
       hipport convert src/ --diff           show a unified diff, write nothing
+      hipport convert src/ --check          exit 1 if anything would change (CI)
       hipport convert src/                  src-hip/ beside src/ (a.cu alone: a.cu.hip)
 
     The porting-risk report goes to hipport-report.md in the output root (--report to
@@ -270,46 +198,99 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
 
     inputs = list(paths)
     opts = build_options(ctx, inputs, apply_fixes=True)
+    stats = _statistics(ctx)
+    if _stdin(ctx, inputs):
+        ctx.exit(_convert_stdin(ctx, opts, output, diff=diff, check_only=check_only,
+                                in_place=in_place, stats=stats))
     try:
-        the_plan = plan(inputs, output, in_place=in_place, diff=diff, backup=not no_backup)
+        the_plan = plan(inputs, output, in_place=in_place, diff=diff, backup=not no_backup,
+                        check=check_only)
     except UsageError as e:
         raise click.UsageError(str(e)) from e
-    if ctx.params["verify"] and (the_plan.diff or the_plan.stdout):
-        raise click.UsageError("--verify checks written files: it cannot be used with -o - or --diff")
-    out = sys.stdout.buffer
-
-    def emit(data: str | bytes) -> None:
-        out.write(data if isinstance(data, bytes) else data.encode("utf-8", "surrogateescape"))
-        out.flush()
-
+    if ctx.params["verify"] and (the_plan.diff or the_plan.stdout or the_plan.check):
+        raise click.UsageError("--verify checks written files: it cannot be used with -o -, --diff or --check")
     units: list = []
-    results = _with_progress(run_convert(the_plan, opts, emit), quiet)
+    observe = (lambda r: stats.add_result(r, opts)) if stats is not None else None
+    results = with_progress(run_convert(the_plan, opts, stdout_bytes, observe), quiet, inputs, opts)
     if ctx.params["verify"]:
         from hipport.verify import units_from_convert
 
         results = units_from_convert(the_plan, results, units)
-    report = collect(results, opts, "convert")
+    # Under --check nothing is converted: statuses read "would convert", as in scan.
+    report = collect(results, opts, "convert --check" if the_plan.check else "convert")
     dest = report_path
     if dest is None and not no_report and the_plan.report_dir is not None:
         dest = the_plan.report_dir / "hipport-report.md"
-    _print_errors(report)  # first: a report that cannot be written must not hide them
+    print_errors(report)  # first: a report that cannot be written must not hide them
     if dest is not None and not no_report:
         try:
-            _write_report(report, dest, None)
+            write_report(report, dest, None)
         except OSError as e:
             click.echo(f"hipport: error: {dest}: cannot write report: {e.strerror or e}", err=True)
             ctx.exit(EXIT_USAGE)
+    changed = [f.path for f in report.files if f.status in ("converted", "would convert")]
+    if the_plan.check:
+        for path in changed:
+            click.echo(f"hipport: would convert {path}", err=True)
+    if stats is not None:
+        _print_statistics(stats, err=True)
     if not quiet:
-        line = _summary_line(report)
+        line = summary_line(report)
         if dest is not None and not no_report:
             line += f"; report: {dest}"
         click.echo(line, err=True)
     status = exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None)
+    if the_plan.check and changed:
+        status = max(status, EXIT_FINDINGS)
     if ctx.params["verify"]:
         from hipport.verify import include_roots
 
         status = max(status, _run_verify(ctx, opts, units, include_roots(the_plan)))
     ctx.exit(status)
+
+
+def _convert_stdin(ctx: click.Context, opts: "Options", output: str | None, *, diff: bool,
+                   check_only: bool, in_place: bool, stats: "Statistics | None") -> int:
+    """``convert -``: standard input to standard output (or -o FILE, --diff, --check)."""
+    from hipport.convert import unified_diff
+    from hipport.files import atomic_write
+    from hipport.pipeline import collect, exit_status
+    from hipport.stdin import process_stdin
+
+    if in_place or ctx.params["verify"]:
+        raise click.UsageError("- (standard input) cannot be converted --in-place or --verify'd")
+    if diff and output is not None:
+        raise click.UsageError("choose one of -o/--output and --diff")
+    result, data = process_stdin(opts, ctx.params["stdin_filename"])
+    new = result.output if result.output is not None else data
+    if diff or check_only:
+        if diff and result.output is not None:
+            stdout_bytes(unified_diff(Path(result.path), data, result.output))
+    elif output is None or output == "-":
+        stdout_bytes(new)
+    else:
+        try:
+            atomic_write(Path(output), new)
+        except OSError as e:
+            result.status, result.error = "error", f"{output}: cannot write output: {e.strerror or e}"
+    report = collect([result], opts, "convert --check" if check_only else "convert")
+    if ctx.params["report_path"] is not None and not ctx.params["no_report"]:
+        try:
+            write_report(report, ctx.params["report_path"], None)
+        except OSError as e:
+            click.echo(f"hipport: error: {ctx.params['report_path']}: cannot write report: {e.strerror or e}", err=True)
+            return EXIT_USAGE
+    print_errors(report)
+    if check_only and result.output is not None:
+        click.echo(f"hipport: would convert {result.path}", err=True)
+    if stats is not None:
+        stats.add_findings(result.findings)
+        stats.add_file(Path(result.path), opts, data)
+        _print_statistics(stats, err=True)
+    if not ctx.params["quiet"]:
+        click.echo(summary_line(report), err=True)
+    status = exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None)
+    return max(status, EXIT_FINDINGS) if check_only and result.output is not None else status
 
 
 # -- scan ---------------------------------------------------------------------------
@@ -320,34 +301,54 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
               default="text", help="Report format (default text; colored on a terminal).")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the report to a file instead of standard output.")
+@color_option
+@stdin_option
+@statistics_option
 @table_options("scan")
 @common_options
 @click.pass_context
 def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | None,
-         quiet: bool, **_: object) -> None:
+         quiet: bool, color: str, **_: object) -> None:
     """Report what needs a person to port PATHS to HIP; writes no sources.
 
     Every finding has a stable rule code (hipport rules CODE explains it), a severity, the
-    exact line, and what to do. Suppress one with // hipport: ignore[HP201].
+    exact line, and what to do. Suppress one with // hipport: ignore[HP201]. With
+    --statistics, counts per rule and per API family are printed instead of the report.
     """
+    from hipport.cliopts import use_color
     from hipport.pipeline import collect, exit_status, scan_paths
     from hipport.report import render
 
     inputs = list(paths)
     opts = build_options(ctx, inputs)
-    report = collect(_with_progress(scan_paths(inputs, opts), quiet), opts, "scan")
+    stats = _statistics(ctx)
+    if _stdin(ctx, inputs):
+        from hipport.stdin import process_stdin
+
+        result, data = process_stdin(opts, ctx.params["stdin_filename"])
+        if stats is not None:
+            stats.add_findings(result.findings)
+            stats.add_file(Path(result.path), opts, data)
+        results = [result]
+    else:
+        results = observed(with_progress(scan_paths(inputs, opts), quiet, inputs, opts), stats, opts)
+    report = collect(results, opts, "scan")
     if output is not None:
-        _print_errors(report)  # first: a report that cannot be written must not hide them
+        print_errors(report)  # first: a report that cannot be written must not hide them
         try:
-            _write_report(report, output, fmt)
+            write_report(report, output, fmt)
         except OSError as e:
             click.echo(f"hipport: error: {output}: cannot write report: {e.strerror or e}", err=True)
             ctx.exit(EXIT_USAGE)
-    else:
-        click.echo(render(report, fmt, color=fmt == "text" and sys.stdout.isatty()), nl=False)
-        _print_errors(report)  # on standard error too, so a redirected report still shows them
-    if not quiet and (output is not None or fmt != "text"):
-        click.echo(_summary_line(report), err=True)
+    if stats is not None:
+        _print_statistics(stats)
+    elif output is None:
+        paint = fmt == "text" and use_color(color, sys.stdout)
+        click.echo(render(report, fmt, color=paint), nl=False, color=paint)
+    if output is None:
+        print_errors(report)  # on standard error too, so a redirected report still shows them
+    if not quiet and (output is not None or fmt != "text" or stats is not None):
+        click.echo(summary_line(report), err=True)
     ctx.exit(exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None))
 
 
@@ -363,11 +364,18 @@ def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | N
               help="Record every current finding in FILE and exit 0 (2 on errors).")
 @click.option("--no-cache", is_flag=True,
               help="Neither read nor write the result cache ($HIPPORT_CACHE_DIR, else ~/.cache/hipport).")
+@click.option("--output-format", "output_format", type=click.Choice(["text", "github", "json", "sarif"]),
+              default="text", help="text: compiler-style lines (default); github: GitHub Actions "
+                                   "annotations; json or sarif: the report.")
+@color_option
+@stdin_option
+@statistics_option
 @table_options("check")
 @common_options
 @click.pass_context
 def check(ctx: click.Context, paths: tuple[Path, ...], baseline_path: Path | None,
-          write_baseline_path: Path | None, no_cache: bool, quiet: bool, **_: object) -> None:
+          write_baseline_path: Path | None, no_cache: bool, output_format: str, color: str,
+          quiet: bool, **_: object) -> None:
     """The commit gate: exit 1 when FILES have findings at or above --fail-on.
 
     \b
@@ -378,15 +386,28 @@ def check(ctx: click.Context, paths: tuple[Path, ...], baseline_path: Path | Non
     existing codebase, record today's findings once with --write-baseline and gate new
     code with --baseline. Suppress one finding with // hipport: ignore[HP201].
     """
-    from hipport.check import BaselineError, format_finding, run_check, write_baseline
+    from hipport.check import BaselineError, gate, run_check, write_baseline
 
     if baseline_path is not None and write_baseline_path is not None:
         raise click.UsageError("--baseline and --write-baseline do not go together")
     inputs = list(paths)
     opts = build_options(ctx, inputs)
+    stats = _statistics(ctx)
     try:
-        run = run_check(inputs, opts, baseline=baseline_path, use_cache=not no_cache)
-        _print_errors(run.report)
+        if _stdin(ctx, inputs):
+            from hipport.stdin import process_stdin
+
+            result, data = process_stdin(opts.with_(apply_fixes=False), ctx.params["stdin_filename"])
+            run = gate([result], opts, baseline_path)
+            if stats is not None:
+                stats.add_file(Path(result.path), opts, data)
+        else:
+            run = run_check(inputs, opts, baseline=baseline_path, use_cache=not no_cache)
+            if stats is not None:
+                for outcome in run.report.files:
+                    if outcome.status in ("would convert", "unchanged"):
+                        stats.add_file(Path(outcome.path), opts)
+        print_errors(run.report)
         if write_baseline_path is not None:
             if run.report.errors:
                 click.echo(f"hipport: baseline not written: {len(run.report.errors)} file(s) failed", err=True)
@@ -398,14 +419,44 @@ def check(ctx: click.Context, paths: tuple[Path, ...], baseline_path: Path | Non
     except BaselineError as e:
         click.echo(f"hipport: error: {e}", err=True)
         ctx.exit(EXIT_USAGE)
-    for f in run.report.findings:
-        click.echo(format_finding(f))
+    if stats is not None:
+        stats.add_findings(run.report.findings)
+        _print_statistics(stats)
+    else:
+        _print_check(run.report, output_format, color)
     if not quiet and (run.report.findings or run.status):
-        line = _summary_line(run.report)
+        line = summary_line(run.report)
         if baseline_path is not None:
             line += f"; {run.baselined} baselined"
         click.echo(line, err=True)
     ctx.exit(run.status)
+
+
+def _print_check(report, output_format: str, color: str) -> None:
+    """The gate's findings on standard output in the chosen format."""
+    from hipport.check import format_finding, format_github
+
+    if output_format in ("json", "sarif"):
+        from hipport.report import render
+
+        with_rules(report)
+        click.echo(render(report, output_format), nl=False)
+        return
+    if output_format == "github":
+        for f in report.findings:
+            click.echo(format_github(f))
+        return
+    from hipport.cliopts import use_color
+
+    paint = use_color(color, sys.stdout)
+    for f in report.findings:
+        line = format_finding(f)
+        if paint:  # the location bold, the code and severity coloured by severity, as compilers do
+            where, _, rest = line.partition(": ")
+            tone = "red" if f.severity >= f.severity.HIGH else "yellow"
+            line = click.style(where + ":", bold=True) + " " + click.style(
+                f"{f.code} {f.severity}", fg=tone, bold=True) + rest[len(f"{f.code} {f.severity}"):]
+        click.echo(line, color=paint)
 
 
 # -- sync ---------------------------------------------------------------------------
@@ -535,23 +586,24 @@ def rules_command(code: str | None, fmt: str) -> None:
 @table_options("map")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               help="text (default) or json.")
-@click.option("--json", "as_json", is_flag=True, hidden=True,
-              help="Deprecated: -f json.")
+@click.option("--json", "as_json", is_flag=True, hidden=True, help="Deprecated: -f json.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="pyproject.toml to read [tool.hipport] from (default: nearest "
-                                 "to the working directory).")
+              default=None, help="pyproject.toml to read [tool.hipport] (and its project "
+                                 "mappings) from (default: nearest to the working directory).")
 @click.pass_context
 def map_command(ctx: click.Context, name: str, fmt: str, as_json: bool, **_: object) -> None:
     """Show NAME's mapping across ROCm releases: family, kind, HIP/ROC names, version cells
     and the status for 6.3, 7.2.1 (and --rocm VERSION).
 
     NAME may be a CUDA name (cudaStreamCopyAttributes), a HIP or ROC name (hipMalloc: the
-    CUDA names that map to it), a macro (CUDART_VERSION), a namespace (cub) or a header
-    (cub/cub.cuh). Unknown names exit 2 with close matches.
+    CUDA names that map to it), a macro (CUDA_VERSION), a namespace (cub) or a header
+    (cub/cub.cuh). A project mapping ([tool.hipport.mappings]) is shown with its origin.
+    Unknown names exit 2 with close matches.
     """
     import json
 
     from hipport.mapping import close_names, describe, format_description, load_table
+    from hipport.usermaps import describe_pair, format_pair
     from hipport.versions import NAMED_RELEASES
 
     if as_json:  # the old spelling, kept working (hidden from --help) for existing scripts
@@ -562,13 +614,26 @@ def map_command(ctx: click.Context, name: str, fmt: str, as_json: bool, **_: obj
         targets.append(opts.rocm)
     table = load_table()
     desc = describe(table, name, tuple(targets), roc=opts.roc, experimental=opts.experimental)
-    if desc is None:
+    pair = next((m for m in opts.mappings if m.cuda == name), None)
+    project = describe_pair(pair, table, tuple(targets), opts) if pair is not None else None
+    if desc is None and project is None:
         hint = close_names(table, name)
         click.echo(f"hipport: unknown name {name!r}"
                    + (f"; did you mean: {', '.join(hint)}?" if hint else ""), err=True)
         raise click.exceptions.Exit(EXIT_USAGE)
-    click.echo(json.dumps(desc, indent=2, sort_keys=True) if fmt == "json" else format_description(desc))
+    if fmt == "json":
+        doc = dict(desc or {"name": name, "entries": []})
+        if project is not None:
+            doc["project_mapping"] = project
+        click.echo(json.dumps(doc, indent=2, sort_keys=True))
+        return
+    parts = [format_pair(project)] if project is not None else []
+    if desc is not None:
+        parts.append(format_description(desc))
+    click.echo("\n".join(parts))
 
+
+add_examples(main)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -8,7 +8,9 @@ Destinations (documented in the README and ``hipport convert --help``):
                       ``DIR/<input name>``; other files are copied so the tree builds;
 * ``--in-place``      inputs overwritten, each kept as ``FILE.prehip`` unless ``--no-backup``;
 * no ``-o``           ``FILE`` → ``FILE.hip``, ``DIR`` → ``DIR-hip`` beside it: never the input;
-* ``--diff``          a unified diff on standard output; nothing written.
+* ``--diff``          a unified diff on standard output; nothing written;
+* ``--check``         nothing written or printed: the caller lists what would change
+                      (with ``--diff`` too, the diff is printed).
 
 The report goes to ``hipport-report.md`` in the output root unless ``--report`` says
 otherwise.
@@ -18,14 +20,12 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from hipport.files import atomic_write, backup, inside_root, output_path, read_bytes, resolved
 from hipport.pipeline import FileResult, run_paths
-
-REPORT_NAME = "hipport-report.md"
 
 
 class UsageError(ValueError):
@@ -47,13 +47,20 @@ class Plan:
     targets: tuple[Target, ...]
     stdout: bool = False
     diff: bool = False
+    check: bool = False  # write nothing; with diff, print the diff
     backup: bool = True
     report_dir: Path | None = None  # where hipport-report.md goes by default
 
 
 def plan(inputs: list[Path], output: str | None, *, in_place: bool, diff: bool,
-         backup: bool = True) -> Plan:
+         backup: bool = True, check: bool = False) -> Plan:
     """Decide destinations before anything is read, so usage errors cost nothing."""
+    if check:
+        if output is not None or in_place:
+            raise UsageError("--check writes nothing: it cannot be used with -o or --in-place")
+        if not inputs:
+            raise UsageError("no input paths given")
+        return Plan(tuple(Target(i) for i in inputs), diff=diff, check=True)
     result = _plan(inputs, output, in_place=in_place, diff=diff, backup=backup)
     for t in result.targets:
         dest = t.root if t.root is not None else t.file
@@ -130,15 +137,19 @@ def destination(target: Target, result: FileResult) -> Path:
     return output_path(target.root, Path(result.rel))
 
 
-def convert(plan_: Plan, options, emit=print) -> Iterator[FileResult]:
+def convert(plan_: Plan, options, emit=print,
+            observe: Callable[[FileResult], None] | None = None) -> Iterator[FileResult]:
     """Run the pipeline for each target and write (or print) what it produced.
 
     Yields every result, after its write, so the caller can build the report and show
-    progress. A write error turns that result into an error; the run goes on.
+    progress; ``observe(result)`` is called before the write (``--statistics`` reads the
+    original bytes then). A write error turns that result into an error; the run goes on.
     """
     for target in plan_.targets:
         avoid = target.root if target.root is not None else None
         for result in run_paths([target.input], options, avoid=avoid):
+            if observe is not None:
+                observe(result)
             if result.status != "error" and result.source is not None:
                 _deliver(plan_, target, result, emit)
             yield result
@@ -146,6 +157,8 @@ def convert(plan_: Plan, options, emit=print) -> Iterator[FileResult]:
 
 def _deliver(plan_: Plan, target: Target, result: FileResult, emit) -> None:
     src_path = result.source.path
+    if plan_.check and not plan_.diff:
+        return
     if plan_.diff:
         if result.output is not None:
             emit(unified_diff(src_path, read_bytes(src_path), result.output))

@@ -110,7 +110,8 @@ def discover(
         if stat.S_ISREG(st.st_mode):
             yield SourceFile(inp, Path(inp.name), inp.parent, inp.suffix.lower() in exts)
         elif stat.S_ISDIR(st.st_mode):
-            yield from _walk(inp, exts, options.exclude, avoid_real, options.follow_symlinks)
+            yield from _walk(inp, exts, options.exclude, avoid_real, options.follow_symlinks,
+                             options.gitignore)
         else:
             yield FileError(inp, f"not a regular file or directory ({_kind(st.st_mode)})")
 
@@ -142,12 +143,16 @@ def _inside(path: str, root: str) -> bool:
 
 
 def _walk(root: Path, exts: tuple[str, ...], exclude: tuple[str, ...], avoid: Path | None,
-          follow: bool):
+          follow: bool, gitignore: bool = False):
+    from hipport import gitignore as gi  # its matcher loads only where a .gitignore exists
+
     seen_dirs: set[str] = set()
     root_real = os.path.realpath(root)
-    stack = [root]
+    stack: list[tuple[Path, gi.Chain]] = [(root, gi.root_chain(root) if gitignore else ())]
     while stack:
-        d = stack.pop()
+        d, chain = stack.pop()
+        if gitignore and d is not root:
+            chain = gi.descend(chain, os.path.abspath(d))
         real = os.path.realpath(d)
         if real in seen_dirs:
             if _inside(os.path.realpath(d.parent), real):
@@ -174,9 +179,12 @@ def _walk(root: Path, exts: tuple[str, ...], exclude: tuple[str, ...], avoid: Pa
             if exclude and is_excluded(rel, exclude):
                 continue
             try:
-                if entry.is_dir():
+                is_dir = entry.is_dir()
+                if chain and gi.ignored(chain, os.path.abspath(p), is_dir):
+                    continue
+                if is_dir:
                     if entry.name not in SKIP_DIRS:
-                        subdirs.append(p)
+                        subdirs.append((p, chain))
                     continue
                 if not entry.is_file():
                     yield _not_a_file(p)

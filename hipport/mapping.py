@@ -374,6 +374,18 @@ class MappingTable:
             self._reverse = reverse
         return self._reverse
 
+    def release_span(self) -> tuple[Version, Version]:
+        """The oldest and newest ROCm release any HIP or ROC version cell names: the
+        releases these tables describe (``--rocm`` outside them is a usage error)."""
+        columns = ("hip_added", "hip_deprecated", "hip_removed", "roc_added", "roc_deprecated",
+                   "roc_removed")
+        seen = set(NAMED_RELEASES.values())
+        for rows in self._rows.values():
+            idx = [rows._idx[c] for c in columns]
+            texts = {row[i] for row in rows.rows.values() for i in idx}
+            seen.update(parse_version(t) for t in texts if isinstance(t, str))
+        return min(seen), max(seen)
+
     def view(self, rocm: Version, *, roc: bool = False, experimental: bool = False) -> "MappingView":
         return MappingView(self, rocm, roc=roc, experimental=experimental)
 

@@ -67,6 +67,9 @@ class Options:
     clang_args: tuple[str, ...] = ()  # --clang-arg, after the compile database's flags
     #: Follow symlinked directories that lead out of an input (for reading; writes never leave it).
     follow_symlinks: bool = False
+    gitignore: bool = True  # walking a tree skips what its .gitignore files ignore
+    #: Project CUDA→HIP pairs from [tool.hipport.mappings] (hipport.usermaps.UserMapping).
+    mappings: tuple = ()
 
     def __post_init__(self) -> None:
         # Codes are matched as prefixes however they were written (HP2XX, hp2, HP201).
@@ -90,6 +93,7 @@ class Options:
             str(self.experimental), str(self.apply_fixes), ",".join(self.hip_guards),
             ",".join(sorted(self.ignore)), ",".join(sorted(self.select)), overrides, self.engine,
             str(self.compile_commands or ""), " ".join(self.clang_args),
+            ";".join(f"{m.cuda}={m.hip}@{m.since}..{m.until}" for m in self.mappings),
         ])
 
 
@@ -173,7 +177,7 @@ class Field:
     """One option: where it comes from (flag, key), how it is read and how sources combine.
 
     ``kind`` decides the flag's shape: ``value`` takes an argument, ``switch`` is a boolean
-    flag (``off`` names the flag that sets False, e.g. ``--no-gitignore``), ``multiple`` is
+    flag that sets True, ``off`` one that sets False (``--no-gitignore``), ``multiple`` is
     repeatable. ``merge`` is ``replace`` (flag over config over default) or ``extend``
     (tuples concatenate, sets unite, tables update; defaults, then config, then flags).
     """
@@ -238,6 +242,10 @@ FIELDS: tuple[Field, ...] = (
           metavar="MACRO", help="A project macro meaning 'compiled for HIP' (like GGML_USE_HIP); "
                                 "repeatable, added to the built-in ones.",
           example="--hip-guard GGML_USE_HIP"),
+    Field("gitignore", "--no-gitignore", "gitignore", _boolean, kind="off",
+          help="Also walk into what .gitignore files ignore (by default a tree's .gitignore "
+               "files, and its repository's above it, are honoured as git reads them).",
+          example="--no-gitignore"),
     Field("jobs", "--jobs", "jobs", _jobs, short="-j", metavar="N",
           help="Worker processes; 0 (the default) is one per CPU this process may use "
                "(affinity and cgroup quota); 1 runs in-process.", example="-j 1"),
@@ -255,8 +263,11 @@ FIELDS: tuple[Field, ...] = (
           example="--clang-arg=-Iinclude"),
 )
 
-#: ``[tool.hipport]`` sub-tables read by their own readers (``sync``: hipport sync's twins).
-SECTIONS: dict[str, str] = {"sync": "hipport sync's HIP twins"}
+#: ``[tool.hipport]`` keys read by their own readers, not by ``resolve``.
+SECTIONS: dict[str, str] = {
+    "sync": "hipport sync's HIP twins (hipport.sync)",
+    "mappings": "project CUDA→HIP pairs, or the file holding them (hipport.usermaps)",
+}
 
 
 def fields_for(command: str) -> list[Field]:
@@ -269,11 +280,26 @@ def config_keys() -> list[str]:
 
 
 def closest(value: str, candidates: Iterable[str]) -> str | None:
-    """The candidate most like ``value`` (for "did you mean" in usage errors), if any is close."""
-    import difflib  # deferred, as are the TOML readers: every start-up imports this module
+    """The candidate fewest edits away from ``value`` (ties: the first in sorted order),
+    if it is close enough to be what was meant; for "did you mean" in usage errors."""
+    best: tuple[int, str] | None = None
+    for c in sorted(set(candidates)):
+        d = _edits(value.lower(), c.lower())
+        if best is None or d < best[0]:
+            best = (d, c)
+    if best is None or best[0] > max(2, len(value) // 2):
+        return None
+    return best[1]
 
-    found = difflib.get_close_matches(value, list(candidates), n=1, cutoff=0.5)
-    return found[0] if found else None
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions)."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
 
 
 # -- resolving: defaults, then [tool.hipport], then flags ----------------------------
@@ -322,7 +348,8 @@ def _combine(f: Field, old: Any, new: Any) -> Any:
     return {**old, **new}
 
 
-def _toml():
+def toml_module():
+    """tomllib, or tomli on Python 3.10; imported on first use (start-up time)."""
     import sys
 
     if sys.version_info >= (3, 11):
@@ -334,7 +361,7 @@ def _toml():
 
 def find_project_config(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above ``start`` that has a ``[tool.hipport]`` table."""
-    tomllib = _toml()
+    tomllib = toml_module()
     here = Path(os.path.realpath(start))  # never raises: a looping link is reported later
     if here.is_file():
         here = here.parent
@@ -352,7 +379,7 @@ def find_project_config(start: Path) -> Path | None:
 
 def read_project_config(path: Path) -> dict:
     """The ``[tool.hipport]`` table of ``path``; raise ConfigError naming the file."""
-    tomllib = _toml()
+    tomllib = toml_module()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:

@@ -119,7 +119,12 @@ def _lost(item: SourceFile | FileError, why: str) -> FileResult:
 
 
 def effective_jobs(options: Options) -> int:
-    return options.jobs if options.jobs > 0 else (os.cpu_count() or 1)
+    """``--jobs``, or for 0 one worker per CPU this process may use (hipport.cpus)."""
+    if options.jobs > 0:
+        return options.jobs
+    from hipport.cpus import usable_cpus
+
+    return usable_cpus()
 
 
 def run(items: Iterable[SourceFile | FileError], options: Options) -> Iterator[FileResult]:

@@ -115,3 +115,32 @@ def test_map_takes_the_format_flag_of_every_other_command() -> None:
     old = run("map", "cudaMalloc", "--json")  # the old spelling keeps working
     assert new.exit_code == old.exit_code == 0 and new.stdout == old.stdout
     assert '"cuda": "cudaMalloc"' in new.stdout
+
+
+def test_readme_lists_every_option_once_with_an_example() -> None:
+    import re
+
+    import click
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Options"):readme.index("### The report and its rules")]
+    rows = [line.split(" | ") for line in section.splitlines() if line.startswith("| `")]
+    spelled: list[str] = []
+    for row in rows:
+        assert len(row) == 4 and row[3].strip(" |`"), row  # option | commands | meaning | example
+        spelled += re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", row[0])
+    flags = {o for cmd in main.commands.values() for p in cmd.params
+             if isinstance(p, click.Option) and not p.hidden for o in p.opts}
+    for flag in flags - {"-h", "--help"}:
+        assert spelled.count(flag) == 1, flag
+    assert set(spelled) <= flags
+
+
+def test_help_gives_every_option_one_example() -> None:
+    import click
+
+    for name, cmd in main.commands.items():
+        for p in cmd.params:
+            if isinstance(p, click.Option) and not p.hidden and p.name != "help":
+                assert (p.help or "").count("Example:") == 1, (name, p.name)
+    assert "Example: --rocm 6.3" in run("scan", "--help").output

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from hipport import usermaps
 from hipport.context import Context
 from hipport.parse import Node
 from hipport.rewrite import REGISTRY
@@ -33,8 +34,9 @@ def _overloaded_names(table: object) -> frozenset[str]:
 
 def in_tables(name: str) -> bool:
     """Whether the mapping tables know ``name`` at all (API, macro, namespace or overload),
-    whatever the target: the name pre-filter of the visitors that ask the mapping view."""
-    return name in _known_names()
+    whatever the target, or a project mapping names it (``hipport.usermaps.NAMES``): the
+    name pre-filter of the visitors that ask the mapping view."""
+    return name in _known_names() or name in usermaps.NAMES
 
 
 @lru_cache(maxsize=1)
