@@ -3,8 +3,10 @@
 Per rule (ruff's statistics): how many findings each code has. Per API family (hipify's
 statistics mode): of the CUDA names the sources spell, how many hipport converts for the
 target, how many it leaves for a person (not mapped on the target: reported by the HP1xx
-rules unless suppressed or HIP-guarded), and how many look like a CUDA API by their
-prefix (``mappings/name-prefixes.toml``) but are in no table ("unknown").
+rules unless suppressed or HIP-guarded), how many HIP spells the same (``threadIdx``,
+``__shfl_sync``: nothing to do), and how many look like a CUDA API by their prefix
+(``mappings/name-prefixes.toml``) but are in no table ("unknown"). A project's own
+``#define cudaFoo hipFoo`` alias is not counted: the rewriter leaves it too.
 
 Names are counted on the syntax tree (identifier tokens, never comments or strings) and
 in ``#define`` bodies, and decided by the same mapping view the rewriter uses, so the
@@ -28,8 +30,9 @@ from hipport.options import Options
 if TYPE_CHECKING:
     from hipport.pipeline import FileResult
 
-CONVERTED, LEFT, UNKNOWN = "converted", "left", "unknown"
+CONVERTED, SAME, LEFT, UNKNOWN = "converted", "same", "left", "unknown"
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_DEFINES = ("preproc_def", "preproc_function_def")
 
 
 @dataclass
@@ -94,6 +97,9 @@ def name_outcomes(src: bytes, options: Options) -> list[tuple[str, str]]:
     tree = parse(src)
     out: list[tuple[str, str]] = []
     for node in find_all(tree.root_node, ("identifier", "type_identifier", "preproc_arg")):
+        parent = node.parent
+        if parent is not None and parent.type in _DEFINES and parent.child_by_field_name("name") == node:
+            continue  # ``#define cudaFoo hipFoo``: the project's own alias, never rewritten
         spans = [src[node.start_byte:node.end_byte]] if node.type != "preproc_arg" \
             else _WORD.findall(src[node.start_byte:node.end_byte])
         for raw in spans:
@@ -106,10 +112,14 @@ def name_outcomes(src: bytes, options: Options) -> list[tuple[str, str]]:
 def _decide(view, name: str) -> tuple[str, str] | None:
     macro = view.macro(name)
     if macro is not None:
-        return "macros", CONVERTED if macro.action == "rewrite" else LEFT
+        if macro.action != "rewrite":
+            return "macros", LEFT
+        return "macros", SAME if macro.target == name else CONVERTED
     res = view.resolve(name)
     if res is not None:
-        return res.entry.family, CONVERTED if res.apply else LEFT
+        if not res.apply:
+            return res.entry.family, LEFT
+        return res.entry.family, SAME if res.target == name else CONVERTED
     family = cuda_family(name)
     return (family, UNKNOWN) if family is not None else None
 
@@ -121,13 +131,14 @@ def render(stats: Statistics) -> str:
         lines.append("  none")
     for code, n in sorted(stats.rules.items(), key=lambda kv: (-kv[1], kv[0])):
         lines.append(f"  {n:>7}  {code}  {stats.slugs.get(code, '')}".rstrip())
-    lines += ["", "CUDA names per API family:", f"  {'family':<12}{CONVERTED:>11}{LEFT:>8}{UNKNOWN:>9}"]
+    lines += ["", "CUDA names per API family:",
+              f"  {'family':<12}{CONVERTED:>11}{SAME:>7}{LEFT:>7}{UNKNOWN:>9}"]
     if not stats.families:
         lines.append("  none")
     total: Counter = Counter()
     for family, counts in sorted(stats.families.items(), key=lambda kv: (-sum(kv[1].values()), kv[0])):
         total.update(counts)
-        lines.append(f"  {family:<12}{counts[CONVERTED]:>11}{counts[LEFT]:>8}{counts[UNKNOWN]:>9}")
+        lines.append(f"  {family:<12}{counts[CONVERTED]:>11}{counts[SAME]:>7}{counts[LEFT]:>7}{counts[UNKNOWN]:>9}")
     if len(stats.families) > 1:
-        lines.append(f"  {'total':<12}{total[CONVERTED]:>11}{total[LEFT]:>8}{total[UNKNOWN]:>9}")
+        lines.append(f"  {'total':<12}{total[CONVERTED]:>11}{total[SAME]:>7}{total[LEFT]:>7}{total[UNKNOWN]:>9}")
     return "\n".join(lines) + "\n"

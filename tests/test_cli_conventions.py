@@ -124,10 +124,10 @@ def test_statistics_per_rule_and_per_family(kernel: Path) -> None:
         "        1  HP201  warp-mask-32bit\n"
         "\n"
         "CUDA names per API family:\n"
-        "  family        converted    left  unknown\n"
-        "  runtime               1       0        1\n"
-        "  device                1       0        0\n"
-        "  total                 2       0        1\n")
+        "  family        converted   same   left  unknown\n"
+        "  runtime               1      0      0        1\n"
+        "  device                0      1      0        0\n"
+        "  total                 1      1      0        1\n")
     only = run("check", str(kernel), "--no-cache", "--statistics", "--select", "HP1")
     assert "HP201" not in only.stdout and "Findings per rule:\n  none\n" in only.stdout
     convert = run("convert", str(kernel), "-o", "-", "--statistics", "-q")
@@ -136,7 +136,7 @@ def test_statistics_per_rule_and_per_family(kernel: Path) -> None:
 
 def test_statistics_count_the_original_of_an_in_place_conversion(kernel: Path) -> None:
     r = run("convert", str(kernel), "--in-place", "--no-backup", "--statistics", "-q")
-    assert "  runtime               1       0        1\n" in r.stderr
+    assert "  runtime               1      0      0        1\n" in r.stderr
     assert b"hipMalloc" in kernel.read_bytes()
 
 
@@ -190,3 +190,15 @@ def test_github_annotations_escape_what_would_end_the_command() -> None:
                 end_line=3, end_col=2, message="50% of it\nnext", suggestion="", effort=Effort.NONE)
     assert format_github(f) == ("::warning file=a%2Cb%3Ac.cu,line=3,col=1,endLine=3,endColumn=2,"
                                 "title=HP101 s::HP101 medium: 50%25 of it%0Anext")
+
+
+def test_statistics_leave_out_project_aliases_and_snake_case_helpers() -> None:
+    src = (b"#define cudaStream_t hipStream_t\n"  # the project's own alias: never rewritten
+           b"void f(cudaStream_t s, cuda_device_info* i) { CU_CHECK(cuInit(0)); CUBLAS_NEW_THING_X; }\n")
+    r = run("scan", "-", "--statistics", stdin=src)
+    assert r.stdout.endswith(
+        "  family        converted   same   left  unknown\n"
+        "  blas                  0      0      0        1\n"
+        "  driver                1      0      0        0\n"
+        "  runtime               1      0      0        0\n"
+        "  total                 2      0      0        1\n")
