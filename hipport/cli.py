@@ -17,8 +17,9 @@ import click
 from hipport import __version__
 from hipport.cliopts import (
     EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Group, add_examples, build_options, color_option, common_options,
-    observed, print_errors, statistics_option, stdin_option, stdout_bytes, summary_line,
-    table_options, with_progress, with_rules, write_report,
+    new_statistics, observed, print_check, print_errors, print_statistics, statistics_option,
+    stdin_given, stdin_option, stdout_bytes, summary_line, table_options, with_progress,
+    write_report,
 )
 
 if TYPE_CHECKING:
@@ -43,29 +44,6 @@ def main() -> None:
     Exit status: 0 ok, 1 findings at or above --fail-on (or files --check would change),
     2 usage or I/O errors, 130 interrupted.
     """
-
-
-def _stdin(ctx: click.Context, inputs: list[Path]) -> bool:
-    from hipport.stdin import StdinError, wants_stdin
-
-    try:
-        return wants_stdin(inputs)
-    except StdinError as e:
-        raise click.UsageError(str(e)) from e
-
-
-def _statistics(ctx: click.Context) -> "Statistics | None":
-    if not ctx.params.get("statistics"):
-        return None
-    from hipport.statistics import Statistics
-
-    return Statistics()
-
-
-def _print_statistics(stats: "Statistics", err: bool = False) -> None:
-    from hipport.statistics import render
-
-    click.echo(render(stats), nl=False, err=err)
 
 
 # -- verify -------------------------------------------------------------------------
@@ -198,8 +176,8 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
 
     inputs = list(paths)
     opts = build_options(ctx, inputs, apply_fixes=True)
-    stats = _statistics(ctx)
-    if _stdin(ctx, inputs):
+    stats = new_statistics(ctx)
+    if stdin_given(inputs):
         ctx.exit(_convert_stdin(ctx, opts, output, diff=diff, check_only=check_only,
                                 in_place=in_place, stats=stats))
     try:
@@ -233,7 +211,7 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
         for path in changed:
             click.echo(f"hipport: would convert {path}", err=True)
     if stats is not None:
-        _print_statistics(stats, err=True)
+        print_statistics(stats, err=True)
     if not quiet:
         line = summary_line(report)
         if dest is not None and not no_report:
@@ -286,7 +264,7 @@ def _convert_stdin(ctx: click.Context, opts: "Options", output: str | None, *, d
     if stats is not None:
         stats.add_findings(result.findings)
         stats.add_file(Path(result.path), opts, data)
-        _print_statistics(stats, err=True)
+        print_statistics(stats, err=True)
     if not ctx.params["quiet"]:
         click.echo(summary_line(report), err=True)
     status = exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None)
@@ -321,8 +299,8 @@ def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | N
 
     inputs = list(paths)
     opts = build_options(ctx, inputs)
-    stats = _statistics(ctx)
-    if _stdin(ctx, inputs):
+    stats = new_statistics(ctx)
+    if stdin_given(inputs):
         from hipport.stdin import process_stdin
 
         result, data = process_stdin(opts, ctx.params["stdin_filename"])
@@ -341,7 +319,7 @@ def scan(ctx: click.Context, paths: tuple[Path, ...], fmt: str, output: Path | N
             click.echo(f"hipport: error: {output}: cannot write report: {e.strerror or e}", err=True)
             ctx.exit(EXIT_USAGE)
     if stats is not None:
-        _print_statistics(stats)
+        print_statistics(stats)
     elif output is None:
         paint = fmt == "text" and use_color(color, sys.stdout)
         click.echo(render(report, fmt, color=paint), nl=False, color=paint)
@@ -392,9 +370,9 @@ def check(ctx: click.Context, paths: tuple[Path, ...], baseline_path: Path | Non
         raise click.UsageError("--baseline and --write-baseline do not go together")
     inputs = list(paths)
     opts = build_options(ctx, inputs)
-    stats = _statistics(ctx)
+    stats = new_statistics(ctx)
     try:
-        if _stdin(ctx, inputs):
+        if stdin_given(inputs):
             from hipport.stdin import process_stdin
 
             result, data = process_stdin(opts.with_(apply_fixes=False), ctx.params["stdin_filename"])
@@ -421,42 +399,15 @@ def check(ctx: click.Context, paths: tuple[Path, ...], baseline_path: Path | Non
         ctx.exit(EXIT_USAGE)
     if stats is not None:
         stats.add_findings(run.report.findings)
-        _print_statistics(stats)
+        print_statistics(stats)
     else:
-        _print_check(run.report, output_format, color)
+        print_check(run.report, output_format, color)
     if not quiet and (run.report.findings or run.status):
         line = summary_line(run.report)
         if baseline_path is not None:
             line += f"; {run.baselined} baselined"
         click.echo(line, err=True)
     ctx.exit(run.status)
-
-
-def _print_check(report, output_format: str, color: str) -> None:
-    """The gate's findings on standard output in the chosen format."""
-    from hipport.check import format_finding, format_github
-
-    if output_format in ("json", "sarif"):
-        from hipport.report import render
-
-        with_rules(report)
-        click.echo(render(report, output_format), nl=False)
-        return
-    if output_format == "github":
-        for f in report.findings:
-            click.echo(format_github(f))
-        return
-    from hipport.cliopts import use_color
-
-    paint = use_color(color, sys.stdout)
-    for f in report.findings:
-        line = format_finding(f)
-        if paint:  # the location bold, the code and severity coloured by severity, as compilers do
-            where, _, rest = line.partition(": ")
-            tone = "red" if f.severity >= f.severity.HIGH else "yellow"
-            line = click.style(where + ":", bold=True) + " " + click.style(
-                f"{f.code} {f.severity}", fg=tone, bold=True) + rest[len(f"{f.code} {f.severity}"):]
-        click.echo(line, color=paint)
 
 
 # -- sync ---------------------------------------------------------------------------

@@ -186,6 +186,56 @@ def observed(results: "Iterable[FileResult]", stats: "Statistics | None",
         yield r
 
 
+def stdin_given(inputs: list[Path]) -> bool:
+    """Whether the input is ``-`` alone (standard input); ``-`` among paths is a usage error."""
+    from hipport.stdin import StdinError, wants_stdin
+
+    try:
+        return wants_stdin(inputs)
+    except StdinError as e:
+        raise click.UsageError(str(e)) from e
+
+
+def new_statistics(ctx: click.Context) -> "Statistics | None":
+    """A Statistics to fill when --statistics was given, else None."""
+    if not ctx.params.get("statistics"):
+        return None
+    from hipport.statistics import Statistics
+
+    return Statistics()
+
+
+def print_statistics(stats: "Statistics", err: bool = False) -> None:
+    from hipport.statistics import render
+
+    click.echo(render(stats), nl=False, err=err)
+
+
+def print_check(report, output_format: str, color: str) -> None:
+    """The gate's findings on standard output in the chosen format."""
+    from hipport.check import format_finding, format_github
+
+    if output_format in ("json", "sarif"):
+        from hipport.report import render
+
+        with_rules(report)
+        click.echo(render(report, output_format), nl=False)
+        return
+    if output_format == "github":
+        for f in report.findings:
+            click.echo(format_github(f))
+        return
+    paint = use_color(color, sys.stdout)
+    for f in report.findings:
+        line = format_finding(f)
+        if paint:  # the location bold, the code and severity coloured by severity, as compilers do
+            where, _, rest = line.partition(": ")
+            tone = "red" if f.severity >= f.severity.HIGH else "yellow"
+            line = click.style(where + ":", bold=True) + " " + click.style(
+                f"{f.code} {f.severity}", fg=tone, bold=True) + rest[len(f"{f.code} {f.severity}"):]
+        click.echo(line, color=paint)
+
+
 def summary_line(report) -> str:
     """One line for standard error: files by outcome, rewrites, findings by severity."""
     s = report.summary()
