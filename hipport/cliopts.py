@@ -79,8 +79,8 @@ def common_options(f):
 def stdin_option(f):
     return click.option(
         "--stdin-filename", metavar="NAME", default=None,
-        help="With - as the input: the name standard input is read as, which decides its "
-             "language and names it in findings (default stdin.cu).")(f)
+        help="With - as the input: the name standard input is read as; its extension decides "
+             "whether it is a source, and findings name it (default stdin.cu).")(f)
 
 
 def statistics_option(f):

@@ -2,8 +2,7 @@
 
 Editors and pre-commit-style pipelines pipe a buffer through a tool (``cat x.cu | hipport
 convert - -o -``). The input has no name, so ``--stdin-filename NAME`` gives it one: its
-extension decides whether it is a source and how it is treated (``.cu`` files get the
-implicit HIP runtime include), and findings name it. Without it the input is read as
+extension decides whether it is a source (``--extensions``), and findings name it. Without it the input is read as
 ``stdin.cu``, which is what piping CUDA into a CUDA porting tool almost always means.
 """
 

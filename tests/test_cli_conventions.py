@@ -38,10 +38,10 @@ def test_convert_stdin_to_stdout_is_the_file_conversion(kernel: Path) -> None:
 
 
 def test_stdin_filename_decides_the_language_and_names_findings() -> None:
-    header = run("convert", "-", "--stdin-filename", "k.cpp", "-q", stdin=KERNEL).stdout_bytes
-    assert b"hip_runtime.h" not in header and b"hipMalloc" in header  # not a .cu file
     other = run("convert", "-", "--stdin-filename", "notes.txt", "-q", stdin=KERNEL)
     assert other.exit_code == 0 and other.stdout_bytes == KERNEL  # not a source: as it is
+    chosen = run("convert", "-", "--stdin-filename", "notes.txt", "--extensions", "txt", "-q", stdin=KERNEL)
+    assert b"hipMalloc(p, 4)" in chosen.stdout_bytes  # a source once its extension is one
     r = run("scan", "-", "--stdin-filename", "src/k.cu", "-f", "json", stdin=KERNEL)
     assert {f["path"] for f in json.loads(r.stdout)["findings"]} == {"src/k.cu"}
     r = run("check", "-", "--stdin-filename", "src/k.cu", stdin=KERNEL)
