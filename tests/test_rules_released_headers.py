@@ -79,3 +79,17 @@ def test_surface_read_with_boundary_mode_and_value_form():
     got = [(line, code) for line, code, _ in findings(src)]
     assert (2, "HP331") in got and (4, "HP331") in got
     assert (3, "HP331") not in got  # HIP's surf1Dread does take a boundary mode
+
+
+def test_the_collapsed_overload_is_kept_for_cuda_only():
+    src = ("#include <cuda.h>\ntemplate <int N>\nconst char* e(cudaError_t x) { return 0; }\n"
+           "template <int N>\nconst char* e(CUresult x) {\n  return 0;\n}  // tail\n")
+    assert converted(src).endswith(
+        "template <int N>\nconst char* e(hipError_t x) { return 0; }\n#ifndef __HIP_PLATFORM_AMD__\n"
+        "template <int N>\nconst char* e(hipError_t x) {\n  return 0;\n}\n#endif  // tail\n")
+
+
+def test_a_collapsed_overload_sharing_its_line_is_only_reported():
+    src = "int e(cudaError_t x) { return 0; }\nint e(CUresult x) { return 1; } int z;\n"
+    assert converted(src).endswith("int e(hipError_t x) { return 1; } int z;\n")
+    assert [code for _, code, _ in findings(src)] == ["HP120"]

@@ -34,6 +34,7 @@ class _Data(NamedTuple):
     device: dict[str, dict[str, str]]
     mask_functions: frozenset[str]
     narrow_types: frozenset[str]
+    headers_elsewhere: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -43,7 +44,8 @@ def _data() -> _Data:
         frozenset(raw["image"]["functions"]), raw["image"]["archs"], dict(raw["surface"]),
         {k: (v["arg"], tuple(v["majors"])) for k, v in raw["void_pointer"].items()},
         dict(raw["device"]), frozenset(raw["mask"]["functions"]),
-        frozenset(raw["mask"]["narrow_types"]))
+        frozenset(raw["mask"]["narrow_types"]),
+        frozenset(raw["no_counterpart"]["left_to_other_rules"]))
 
 
 # --------------------------------------------------------------------------- rules
@@ -63,16 +65,25 @@ class OverloadCollapse:
     static const char *_cudaGetErrorEnum(cudaError_t error) { ... }
     static const char *_cudaGetErrorEnum(CUresult error) { ... }   // same as the first on HIP
     ```
+    becomes
+    ```cuda
+    static const char *_cudaGetErrorEnum(hipError_t error) { ... }
+    #ifndef __HIP_PLATFORM_AMD__
+    static const char *_cudaGetErrorEnum(hipError_t error) { ... }
+    #endif
+    ```
 
     ## Fix
 
-    Keep one definition: guard the other with `#ifndef __HIP_PLATFORM_AMD__`, or rename it.
+    `hipport convert` keeps the second definition for CUDA only (`#ifndef
+    __HIP_PLATFORM_AMD__`): on HIP every call, with either error type, reaches the first.
+    A definition that shares its lines with other code is reported, not changed.
     """
 
     code = "HP120"
     slug = "overload-collapse"
     severity = Severity.HIGH
-    effort = Effort.SMALL
+    effort = Effort.NONE
 
 
 @REGISTRY.rule
@@ -217,6 +228,36 @@ class DeviceFunctionMissing:
     effort = Effort.SMALL
 
 
+@REGISTRY.rule
+class HeaderWithoutCounterpart:
+    """A CUDA header HIP has no counterpart for
+
+    `mappings/headers.toml` lists CUDA headers with no HIP (or ROCm library) header:
+    EGL, VDPAU and Direct3D interop, `cuda_occupancy.h`, `cufftw.h`, NVML, libcu++. The
+    include is left as written and the compile stops there ("file not found"). Reported at
+    the include when no other rule already explains that line or that header (wmma,
+    pipelines, cuDNN… have their own).
+
+    ## Example
+
+    ```cuda
+    #include <cudaEGL.h>
+    ```
+    becomes
+    ```cuda
+    // EGL interop has no HIP counterpart: keep this code path CUDA-only
+    #ifndef __HIP_PLATFORM_AMD__
+    #include <cudaEGL.h>
+    #endif
+    ```
+    """
+
+    code = "HP333"
+    slug = "header-without-counterpart"
+    severity = Severity.HIGH
+    effort = Effort.MEDIUM
+
+
 # --------------------------------------------------------------------------- checks
 
 
@@ -320,6 +361,28 @@ def _report_device(ctx: Context, where: Node, name: str, facts: dict[str, str]) 
         ctx.report(DeviceFunctionMissing, where, f"`{name}` is not in HIP", facts["route"])
 
 
+@REGISTRY.visits("preproc_include")
+def _include(node: Node, ctx: Context) -> None:
+    path = node.child_by_field_name("path")
+    if path is None or path.type not in ("system_lib_string", "string_literal"):
+        return
+    header = ctx.text(path)[1:-1].strip()
+    res = ctx.view.header(header)
+    if res is not None and res.action == "none" and header not in _data().headers_elsewhere:
+        ctx.scratch.setdefault("released_headers.none", []).append((node, header, res))
+
+
+@REGISTRY.visits_file
+def _report_headers(ctx: Context) -> None:
+    """After the walk, so that a line another rule already explains is left to it."""
+    explained = {f.line for f in ctx.findings}
+    for node, header, res in ctx.scratch.get("released_headers.none", ()):
+        if ctx.position(node.start_byte)[0] not in explained:
+            ctx.report(HeaderWithoutCounterpart, node, f"`#include <{header}>`: {res.library} has "
+                       f"no HIP counterpart" + (f" ({res.note})" if res.note else ""),
+                       "keep this code CUDA-only (#ifndef __HIP_PLATFORM_AMD__) or port it")
+
+
 @REGISTRY.visits("function_definition")
 def _definition(node: Node, ctx: Context) -> None:
     """Remember each definition's mapped signature; a second with the same one collapses."""
@@ -345,7 +408,25 @@ def _definition(node: Node, ctx: Context) -> None:
         ctx.report(OverloadCollapse, func,
                    f"`{name}({', '.join(written)})` and `{name}({', '.join(first)})` (line {line}) "
                    f"both become `{name}({', '.join(mapped)})` on HIP: a redefinition",
-                   "keep one: guard the other with #ifndef __HIP_PLATFORM_AMD__, or rename it")
+                   "the second is kept for CUDA only (#ifndef __HIP_PLATFORM_AMD__): on HIP "
+                   "every call reaches the first", fix=_cuda_only(ctx, node))
+
+
+def _cuda_only(ctx: Context, node: Node) -> list[Edit]:
+    """Edits that put a definition (with its ``template <…>``) under
+    ``#ifndef __HIP_PLATFORM_AMD__``; none when it does not stand on lines of its own."""
+    if node.parent is not None and node.parent.type == "template_declaration":
+        node = node.parent
+    src = ctx.src
+    start = src.rfind(b"\n", 0, node.start_byte) + 1
+    end = src.find(b"\n", node.end_byte)
+    end = len(src) if end < 0 else end
+    rest = src[node.end_byte:end].strip()
+    if ctx.in_macro_body or src[start:node.start_byte].strip() or (rest and not rest.startswith(b"//")):
+        return []
+    newline = b"\r\n" if b"\r\n" in src else b"\n"
+    return [Edit(start, start, b"#ifndef __HIP_PLATFORM_AMD__" + newline),
+            Edit(node.end_byte, node.end_byte, newline + b"#endif")]
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
