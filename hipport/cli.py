@@ -407,6 +407,11 @@ def check(ctx: click.Context, paths: tuple[Path, ...], baseline_path: Path | Non
         if baseline_path is not None:
             line += f"; {run.baselined} baselined"
         click.echo(line, err=True)
+    if not quiet and run.report.findings:
+        from hipport.report.text import how_to_read
+
+        worst = sorted(run.report.findings, key=lambda f: (-f.severity, f.code))
+        click.echo(how_to_read([worst[0].code]), err=True)
     ctx.exit(run.status)
 
 

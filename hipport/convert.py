@@ -183,6 +183,7 @@ def _deliver(plan_: Plan, target: Target, result: FileResult, emit) -> None:
             raise ValueError("output would overwrite the input (use --in-place to mean that)")
         data = result.output if result.output is not None else read_bytes(src_path)
         atomic_write(dest, data, mode_from=src_path)
+        result.written_to = str(dest)
     except (OSError, ValueError) as e:
         result.status = "error"
         result.error = f"cannot write output: {getattr(e, 'strerror', None) or e}"

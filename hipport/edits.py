@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from typing import NamedTuple
 
 
@@ -37,3 +38,34 @@ def apply_edits(src: bytes, edits: list[Edit]) -> bytes:
         pos = e.end
     out.append(src[pos:])
     return b"".join(out)
+
+
+def output_lines(src: bytes, edits: list[Edit], new: bytes, lines: list[tuple[int, int]]) -> list[int]:
+    """Where each 1-based (line, byte column) of ``src`` lands in ``new`` (``apply_edits``'s
+    result): its 1-based line there. A place inside a replaced range maps to the
+    replacement's start. Reports name both lines, because rewrites above a finding (an
+    added ``#include``, a longer name) move the line a person edits in the output.
+    """
+    ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end))
+    ends = [e.end for e in ordered]
+    shift = [0]
+    for e in ordered:
+        shift.append(shift[-1] + len(e.text) - (e.end - e.start))
+    src_starts = [0] + [i + 1 for i in _newlines(src)]
+    new_starts = [0] + [i + 1 for i in _newlines(new)]
+    out = []
+    for line, col in lines:
+        at = src_starts[min(line, len(src_starts)) - 1] + col - 1
+        i = bisect.bisect_right(ends, at)  # edits wholly before ``at``
+        if i < len(ordered) and ordered[i].start < at:
+            at = ordered[i].start  # inside a replaced range
+        moved = at + shift[i]
+        out.append(bisect.bisect_right(new_starts, moved))
+    return out
+
+
+def _newlines(data: bytes):
+    at = data.find(b"\n")
+    while at >= 0:
+        yield at
+        at = data.find(b"\n", at + 1)

@@ -61,6 +61,9 @@ class Finding:
     fixed: bool = False
     engine: str = "tree-sitter"
     source_line: str = field(default="", compare=False)
+    #: In ``convert``: the finding's line in the converted output (0: not converted). The
+    #: line a person edits, which rewrites above it may have moved.
+    output_line: int = field(default=0, compare=False)
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.col, self.code, self.message)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import chain, islice
 from pathlib import Path
 
-from hipport.edits import EditConflict, apply_edits
+from hipport.edits import EditConflict, apply_edits, output_lines
 from hipport.files import FileError, SourceFile, discover, is_binary, looks_like_cuda, read_bytes
 from hipport.findings import Finding, Severity
 from hipport.options import Options
@@ -37,6 +37,7 @@ class FileResult:
     rewrites: int = 0
     error: str | None = None
     note: str = ""  # e.g. "not valid UTF-8; bytes preserved"
+    written_to: str = ""  # convert: the output file, when it is not the input
     source: SourceFile | None = None
 
 
@@ -92,7 +93,11 @@ def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Fin
 
         add_deep_findings(ctx, Path(path))
     new = apply_edits(data, ctx.edits) if ctx.edits else data
-    return new, sorted(ctx.findings, key=Finding.sort_key), ctx.rewrites
+    findings = ctx.findings
+    if options.apply_fixes and new != data:  # convert: the line each finding has in the output
+        at = output_lines(data, ctx.edits, new, [(f.line, f.col) for f in findings])
+        findings = [replace(f, output_line=n) for f, n in zip(findings, at)]
+    return new, sorted(findings, key=Finding.sort_key), ctx.rewrites
 
 
 def discovery_result(item: FileError) -> FileResult:
@@ -172,13 +177,15 @@ def collect(results: Iterable[FileResult], options: Options, command: str,
     rule module, which a cached ``check`` (compiler-style lines only) need not pay for.
     """
     from hipport import __version__
+    from hipport.gpus import default_archs, describe
 
-    report = Report(tool_version=__version__, target=options.rocm, command=command)
+    report = Report(tool_version=__version__, target=options.rocm, command=command,
+                    gpus=describe(default_archs()))
     for r in results:
         report.findings.extend(r.findings)
         # Only convert converts; elsewhere such a file is one hipport would change.
         status = r.status if command == "convert" or r.status != "converted" else "would convert"
-        report.files.append(FileOutcome(r.path, status, r.rewrites, r.error or r.note))
+        report.files.append(FileOutcome(r.path, status, r.rewrites, r.error or r.note, r.written_to))
     if not with_rules:
         return report
     from hipport import rules

@@ -127,7 +127,8 @@ def test_json_shape():
     first = next(f for f in data["findings"] if f["code"] == "HP201")
     assert (first["severity"], first["column"], first["end_column"], first["effort"]) == (
         "high", 12, 25, "medium")
-    assert data["files"][0] == {"path": "setup.py", "status": "unchanged", "rewrites": 0, "message": ""}
+    assert data["files"][0] == {"path": "setup.py", "status": "unchanged", "rewrites": 0, "message": "",
+                                "output": ""}
     assert data["summary"]["by_severity"] == {"blocker": 1, "high": 1, "medium": 1, "low": 1, "info": 1}
     assert data["summary"]["fixed"] == 1
     assert {r["code"] for r in data["rules"]} == {"HP101", "HP201", "HP301", "HP401", "HP501"}
@@ -355,15 +356,38 @@ def _cells(row: str) -> list[str]:
 def test_markdown_escapes_pipes_backticks_and_html():
     md = render(sample_report(), "markdown")
     rows = _finding_rows(md)
-    assert len(rows) == 5
+    assert len(rows) == 4  # the open ones; the fixed one is listed apart
     assert all(len(_cells(r)) == 6 for r in rows), "a | in the text split a cell"
     ptx = next(r for r in rows if "HP301" in r)
     assert 'inline PTX \\`asm("...")\\` \\| cannot run on AMD' in ptx
     evil = next(r for r in rows if "HP401" in r)
     assert "<script>" not in _cells(evil)[3] and r"\<script\>" in evil
     assert r"\<img src=x onerror=alert(1)\>" in evil
-    assert "### `src/evil <b>.cu`" in md
+    assert "### `src/evil <b>.cu` · score 3" in md
     assert "| `src/blob.cu` | not UTF-8 \\| \\<binary\\> |" in md
+
+
+def test_markdown_opens_with_one_row_per_rule_worst_first_and_lists_fixed_apart():
+    md = render(sample_report(), "markdown")
+    table = md[md.index("## Rules at a glance"):md.index("## Summary")]
+    codes = re.findall(r"^\| \[(HP\d+)\]", table, re.M)
+    assert codes == ["HP301", "HP201", "HP401", "HP501", "HP101"]  # by severity
+    hp101 = next(l for l in table.splitlines() if l.startswith("| [HP101]"))
+    assert _cells(hp101)[1:6] == ["info", "0", "1", "1", "none"]  # open, fixed, files, effort
+    fixed = md[md.index("## Fixed automatically"):md.index("## Errors")]
+    assert "cudaMalloc rewritten" in fixed and "cudaMalloc rewritten" not in md[:md.index("## Fixed")]
+    # Files riskiest first: the blocker's file, then the medium, then the low.
+    assert md.index("### `src/reduce.cu`") < md.index("### `src/evil") < md.index("### `setup.py`")
+
+
+def test_markdown_groups_repeated_findings_and_names_output_lines():
+    repeated = [finding(path=f"src/k{i % 3}.cu", line=10 + i, code="HP101", slug="api-unsupported",
+                        message="nv_bfloat162: no HIP equivalent", output_line=11 + i)
+                for i in range(5)]
+    report = dataclasses.replace(sample_report(), findings=sample_report().findings + repeated)
+    md = render(report, "markdown")
+    assert "| 5 × HP101 in 3 files | high | nv\\_bfloat162: no HIP equivalent |" in md
+    assert "| 10:12 → 11 | [HP101]" in md  # the input line, then the line in the output
 
 
 def test_markdown_code_span_survives_backticks():
@@ -377,9 +401,9 @@ def test_markdown_code_span_survives_backticks():
 def test_markdown_structure_and_rule_anchors():
     md = render(sample_report(), "markdown")
     assert md.startswith("# hipport porting report: ROCm 7.2.1\n")
-    for heading in ("## Summary", "## By family and severity", "## Effort (open findings)",
-                    "## Findings", "## Errors", "## Rules"):
-        assert heading in md
+    headings = re.findall(r"^## (.+)$", md, re.M)
+    assert headings == ["Rules at a glance", "Summary", "By family and severity",
+                        "Effort (open findings)", "Findings", "Fixed automatically", "Errors", "Rules"]
     assert "| HP2xx | 0 | 1 | 0 | 0 | 0 | 1 |" in md
     links = set(re.findall(r"\]\(#(rule-[a-z0-9-]+)\)", md))
     anchors = set(re.findall(r'<a id="(rule-[a-z0-9-]+)"></a>', md))

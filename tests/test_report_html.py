@@ -7,6 +7,7 @@ missing browser is a broken CI setup and must fail.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -63,10 +64,32 @@ def test_page_is_self_contained(page):
     assert "default-src 'none'" in page  # CSP: even an escaping bug could not load anything
 
 
-def test_riskiest_file_comes_first(page):
-    files = re.findall(r'<h3 class="file mono" id="file-\d+">([^<]*)<', page)
-    # reduce.cu: blocker + high; evil: medium; setup.py: low; main.cu: a fixed info
-    assert [f.strip() for f in files] == ["src/reduce.cu", "src/evil &lt;b&gt;.cu", "setup.py", "src/main.cu"]
+def test_riskiest_file_comes_first_and_fixed_findings_come_apart(page):
+    files = re.findall(r'<h3 class="file mono" id="file-\d+" title="[^"]*">([^<]*)<', page)
+    # reduce.cu: blocker + high; evil: medium; setup.py: low; main.cu has only a fixed info
+    assert [f.strip() for f in files] == ["src/reduce.cu", "src/evil &lt;b&gt;.cu", "setup.py"]
+    fixed = page[page.index('id="fixed"'):]
+    assert fixed.count('<article class="finding fixed"') == 1 and "src/main.cu:3:5" in fixed
+    assert '<article class="finding fixed"' not in page[:page.index('id="fixed"')]
+
+
+def test_the_page_opens_with_a_row_per_rule_whose_box_filters_its_findings(page):
+    glance = page[page.index('id="rules-at-a-glance"'):page.index('id="summary"')]
+    assert re.findall(r'id="only-(HP\d+)" checked', glance) == ["HP301", "HP201", "HP401", "HP501", "HP101"]
+    for code in ("HP101", "HP201", "HP301", "HP401", "HP501"):
+        assert f"body:has(#only-{code}:not(:checked)) .finding[data-code={code}]" in page
+    assert "Score: the open findings weighted by severity" in page
+    assert "blocker 27, high 9, medium 3, low 1" in page
+
+
+def test_paths_are_short_and_relative_to_the_common_root():
+    report = sample_report()
+    deep = [dataclasses.replace(f, path="/home/me/proj/src/" + f.path.rsplit("/", 1)[-1]) for f in report.findings]
+    files = [dataclasses.replace(f, path="/home/me/proj/src/" + f.path.rsplit("/", 1)[-1]) for f in report.files]
+    page = render(dataclasses.replace(report, findings=deep, files=files), "html")
+    assert "paths relative to <code>/home/me/proj/src</code>" in page
+    assert '<span class="loc mono">reduce.cu:12:12</span>' in page
+    assert "/home/me/proj/src/reduce.cu:12" not in page
 
 
 def test_every_link_has_a_target_and_rule_docs_are_included(page):

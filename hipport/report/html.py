@@ -25,6 +25,7 @@ from hipport.report.common import (
 )
 from hipport.report.doc_html import inline, to_html
 from hipport.report.model import Report
+from hipport.report.overview import common_root, fix_line, groups, rule_rows, short
 
 _COLORS = {
     Severity.BLOCKER: "#8e24aa",
@@ -90,6 +91,10 @@ th { font-size:13px; color:var(--muted); font-weight:600; } td.num, th.num { tex
 .rule pre { background:var(--panel); padding:10px; border-radius:6px; overflow-x:auto; }
 .rule :target, .rule:target { outline:2px solid var(--link); }
 .empty { color:var(--muted); }
+.note { color:var(--muted); font-size:13px; margin:8px 0 0; }
+.rules-table td:first-child { white-space:nowrap; }
+.rules-table input { margin:0 6px 0 0; vertical-align:middle; }
+.rules-table tr.fixed-only td { color:var(--muted); }
 footer { color:var(--muted); font-size:13px; padding:0 32px 32px; }
 """
 
@@ -102,15 +107,57 @@ def _rule_id(code: str) -> str:
     return "rule-" + re.sub(r"[^A-Za-z0-9-]", "", code)
 
 
-def _filter_css() -> str:
-    """Hide a severity's findings when its checkbox is unticked (no JavaScript needed)."""
-    return "\n".join(
-        f"body:has(#show-{s}:not(:checked)) .finding[data-severity={s}] {{ display:none; }}"
-        for s in SEVERITIES_DESC
+def _filter_css(codes: list[str]) -> str:
+    """Hide a severity's or a rule's findings when its checkbox is unticked (no JavaScript)."""
+    sev = [f"body:has(#show-{s}:not(:checked)) .finding[data-severity={s}] {{ display:none; }}"
+           for s in SEVERITIES_DESC]
+    rules = [f"body:has(#{_rule_box(c)}:not(:checked)) .finding[data-code={c}] {{ display:none; }}"
+             for c in codes]
+    return "\n".join(sev + rules)
+
+
+def _rule_box(code: str) -> str:
+    return "only-" + re.sub(r"[^A-Za-z0-9-]", "", code)
+
+
+def _rule_table(report: Report) -> str:
+    """Opens the page: one row per rule, worst first; its checkbox shows or hides its findings."""
+    rows = rule_rows(report)
+    if not rows:
+        return ""
+    body = "".join(
+        f'<tr class="{"fixed-only" if not r.open else ""}" {_var(r.severity)}>'
+        f'<td><label><input type="checkbox" id="{_rule_box(r.rule.code)}" checked>'
+        f'<a class="mono" href="#{_rule_id(r.rule.code)}"><b>{escape(r.rule.code)}</b></a></label> '
+        f'<span class="mono slug">{escape(r.rule.slug)}</span></td>'
+        f'<td><span class="badge">{r.severity}</span></td><td class=num>{r.open}</td>'
+        f"<td class=num>{r.fixed}</td><td class=num>{r.files}</td><td>{r.effort}</td>"
+        f"<td>{inline(fix_line(r.rule))}</td></tr>"
+        for r in rows
+    )
+    return (
+        '<section id="rules-at-a-glance"><h2>Rules at a glance</h2><table class="rules-table">'
+        "<tr><th>Rule (untick to hide its findings)</th><th>Severity</th><th class=num>Open</th>"
+        "<th class=num>Fixed</th><th class=num>Files</th><th>Effort</th><th>What to do</th></tr>"
+        f"{body}</table></section>"
     )
 
 
-def _header(report: Report) -> str:
+def _repeated(report: Report) -> str:
+    found = groups(f for f in report.findings if not f.fixed)
+    if not found:
+        return ""
+    rows = "".join(
+        f'<tr {_var(g.severity)}><td class="mono">{escape(g.label())}</td>'
+        f'<td><span class="badge">{g.severity}</span></td><td>{inline(g.message)}</td></tr>'
+        for g in found
+    )
+    return ('<section id="repeated"><h2>Repeated findings</h2>'
+            '<p class="note">Each row is one decision to make once, for every place it lists.</p>'
+            f"<table><tr><th>Where</th><th>Severity</th><th>Message</th></tr>{rows}</table></section>")
+
+
+def _header(report: Report, root: str) -> str:
     s = report.summary()
     open_ = s["findings"] - s["fixed"]
     cards = [
@@ -128,7 +175,9 @@ def _header(report: Report) -> str:
     return (
         "<header><h1>hipport porting report</h1>"
         f'<p class="meta">Target <b>ROCm {escape(report.target_name)}</b> · '
-        f"<code>hipport {escape(report.command)}</code> · hipport {escape(report.tool_version)}</p>"
+        f"<code>hipport {escape(report.command)}</code> · hipport {escape(report.tool_version)}"
+        + (f" · GPUs {escape(report.gpus)}" if report.gpus else "")
+        + (f" · paths relative to <code>{escape(root)}</code>" if root else "") + "</p>"
         f'<div class="cards">{"".join(cards)}</div></header>'
     )
 
@@ -179,7 +228,7 @@ def _charts(report: Report) -> str:
     )
 
 
-def _files_table(risks: list[FileRisk]) -> str:
+def _files_table(risks: list[FileRisk], root: str) -> str:
     if not risks:
         return '<section id="files"><h2>Files</h2><p class="empty">No findings.</p></section>'
     heads = "".join(f"<th class=num>{sev}</th>" for sev in SEVERITIES_DESC)
@@ -191,14 +240,20 @@ def _files_table(risks: list[FileRisk]) -> str:
         open_ = {sev: sum(1 for f in r.findings if f.severity == sev and not f.fixed) for sev in SEVERITIES_DESC}
         bar = _bar([(sev, SEVERITY_WEIGHT[sev] * open_[sev]) for sev in SEVERITIES_DESC], scale)
         rows.append(
-            f'<tr><td class="mono"><a href="#file-{i}">{escape(r.path)}</a></td>'
+            f'<tr><td class="mono"><a href="#{f"file-{i}" if any(not f.fixed for f in r.findings) else "fixed"}" title="{escape(r.path)}">{escape(short(r.path, root))}</a></td>'
             f"<td class=num>{r.score}</td><td style='width:22%'>{bar}</td>{cells}</tr>"
         )
     return (
         '<section id="files"><h2>Riskiest files</h2><table>'
         f"<tr><th>File</th><th class=num>Score</th><th>Risk</th>{heads}</tr>{''.join(rows)}</table>"
+        f'<p class="note">Score: the open findings weighted by severity, each step three times the one '
+        f"below ({_weights()}); info and fixed findings count 0. Files are listed worst first.</p>"
         "</section>"
     )
+
+
+def _weights() -> str:
+    return ", ".join(f"{sev} {SEVERITY_WEIGHT[sev]}" for sev in SEVERITIES_DESC if SEVERITY_WEIGHT[sev])
 
 
 def _source(f: Finding) -> str:
@@ -210,7 +265,7 @@ def _source(f: Finding) -> str:
     )
 
 
-def _finding(f: Finding, n: int) -> str:
+def _finding(f: Finding, n: int, root: str) -> str:
     sev = str(f.severity)
     fixed = ' <span class="badge" style="--c:#2e7d32">fixed</span>' if f.fixed else ""
     parts = [
@@ -220,7 +275,7 @@ def _finding(f: Finding, n: int) -> str:
         f'<span class="badge">{sev}</span>'
         f'<a class="code mono" href="#{_rule_id(f.code)}"><b>{escape(f.code)}</b></a>'
         f'<span class="slug mono">{escape(f.slug)}</span>'
-        f'<span class="loc mono">{escape(f.path)}:{f.line}:{f.col}</span>{fixed}</div>',
+        f'<span class="loc mono">{escape(short(f.path, root))}:{f.line}:{f.col}{_output_line(f)}</span>{fixed}</div>',
         f'<p class="msg">{inline(f.message)}</p>',
     ]
     if f.source_line:
@@ -231,7 +286,11 @@ def _finding(f: Finding, n: int) -> str:
     return "".join(parts)
 
 
-def _findings(report: Report, risks: list[FileRisk]) -> str:
+def _output_line(f: Finding) -> str:
+    return f" → output line {f.output_line}" if f.output_line and f.output_line != f.line else ""
+
+
+def _findings(report: Report, risks: list[FileRisk], root: str) -> str:
     counts = report.summary()["by_severity"]
     boxes = "".join(
         f'<label><input type="checkbox" id="show-{sev}" checked> '
@@ -239,13 +298,26 @@ def _findings(report: Report, risks: list[FileRisk]) -> str:
         for sev in SEVERITIES_DESC
     )
     body, n = [], 0
+    outputs = {o.path: o.output for o in report.files if o.output}
     for i, r in enumerate(risks):
+        opened = [f for f in r.findings if not f.fixed]
+        if not opened:
+            continue
+        out = outputs.get(r.path)
         body.append(
-            f'<h3 class="file mono" id="file-{i}">{escape(r.path)} '
-            f"<small>score {r.score} · {len(r.findings)} finding{'s' * (len(r.findings) != 1)}</small></h3>"
+            f'<h3 class="file mono" id="file-{i}" title="{escape(r.path)}">{escape(short(r.path, root))} '
+            f"<small>score {r.score} · {len(opened)} open finding{'s' * (len(opened) != 1)}"
+            + (f" · output {escape(short(out, root))}" if out else "") + "</small></h3>"
         )
-        for f in r.findings:
-            body.append(_finding(f, n))
+        for f in opened:
+            body.append(_finding(f, n, root))
+            n += 1
+    fixed = [f for f in report.findings if f.fixed]
+    if fixed:
+        body.append(f'<h3 class="file" id="fixed">Fixed automatically <small>{len(fixed)} '
+                    f"finding{'s' * (len(fixed) != 1)}: review them in the output</small></h3>")
+        for f in sorted(fixed, key=Finding.sort_key):
+            body.append(_finding(f, n, root))
             n += 1
     return (
         '<section id="findings"><h2>Findings</h2>'
@@ -282,6 +354,8 @@ def _rules(report: Report) -> str:
 def render(report: Report, *, color: bool = False) -> str:
     """The whole page as one string; ``color`` is ignored."""
     risks = riskiest_files(report)
+    root = common_root(report)
+    codes = sorted({f.code for f in report.findings})
     title = f"hipport report: ROCm {report.target_name}"
     return (
         "<!DOCTYPE html>\n"
@@ -289,8 +363,8 @@ def render(report: Report, *, color: bool = False) -> str:
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "style-src 'unsafe-inline'; img-src data:\">"
-        f"<title>{escape(title)}</title><style>{_CSS}{_filter_css()}</style></head><body>"
-        f"{_header(report)}<main>{_charts(report)}{_files_table(risks)}"
-        f"{_findings(report, risks)}{_errors(report)}{_rules(report)}</main>"
+        f"<title>{escape(title)}</title><style>{_CSS}{_filter_css(codes)}</style></head><body>"
+        f"{_header(report, root)}<main>{_rule_table(report)}{_charts(report)}{_files_table(risks, root)}"
+        f"{_repeated(report)}{_findings(report, risks, root)}{_errors(report)}{_rules(report)}</main>"
         f"<footer>Generated by hipport {escape(report.tool_version)}.</footer></body></html>\n"
     )

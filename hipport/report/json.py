@@ -33,11 +33,13 @@ def finding_dict(f: Finding) -> dict:
         "fixed": f.fixed,
         "engine": f.engine,
         "source_line": f.source_line,
+        "output_line": f.output_line,
     }
 
 
 def file_dict(f: FileOutcome) -> dict:
-    return {"path": f.path, "status": f.status, "rewrites": f.rewrites, "message": f.message}
+    return {"path": f.path, "status": f.status, "rewrites": f.rewrites, "message": f.message,
+            "output": f.output}
 
 
 def report_dict(report: Report) -> dict:

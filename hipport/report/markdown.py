@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 from hipport.findings import Effort, Finding
-from hipport.report.common import SEVERITIES_DESC, by_path, rocm_range, rules_seen
+from hipport.report.common import SEVERITIES_DESC, riskiest_files, rocm_range, rules_seen
 from hipport.report.model import Report
+from hipport.report.overview import common_root, fix_line, groups, rule_rows, short
 
 _SPECIAL_RE = re.compile(r"([\\`*_\[\]<>|~&#!])")
 _BACKTICKS_RE = re.compile(r"`+")
@@ -90,30 +91,70 @@ def _effort(report: Report) -> list[str]:
     return ["## Effort (open findings)", "", *_table(["Effort", "Findings"], rows, "lr")]
 
 
+def _rule_table(report: Report) -> list[str]:
+    """Opens the report: one row per rule, worst first, with what to do about it."""
+    rows = [
+        [f"[{r.rule.code}](#{anchor(r.rule.code)}) {code(r.rule.slug)}", str(r.severity),
+         str(r.open), str(r.fixed), str(r.files), str(r.effort), escape(fix_line(r.rule))]
+        for r in rule_rows(report)
+    ]
+    if not rows:
+        return []
+    return ["## Rules at a glance", "",
+            *_table(["Rule", "Severity", "Open", "Fixed", "Files", "Effort", "What to do"], rows, "llrrrll")]
+
+
+def _repeated(report: Report) -> list[str]:
+    found = groups(f for f in report.findings if not f.fixed)
+    if not found:
+        return []
+    rows = [[g.label(), str(g.severity), escape(g.message)] for g in found]
+    return ["## Repeated findings", "", "Each row is one decision to make once, for every place it lists.", "",
+            *_table(["Where", "Severity", "Message"], rows, "lll")]
+
+
+def _line(f: Finding) -> str:
+    """``12:5``, and where the line is in the converted output when it moved: ``12:5 → 14``."""
+    at = f"{f.line}:{f.col}"
+    return at + (f" → {f.output_line}" if f.output_line and f.output_line != f.line else "")
+
+
 def _finding_row(f: Finding) -> list[str]:
-    severity = str(f.severity) + (" (fixed)" if f.fixed else "")
     return [
-        f"{f.line}:{f.col}",
+        _line(f),
         f"[{f.code}](#{anchor(f.code)})",
-        severity,
+        str(f.severity),
         escape(f.message),
         code(f.source_line.strip()) if f.source_line.strip() else "",
         escape(f.suggestion),
     ]
 
 
-def _findings(report: Report) -> list[str]:
-    groups = by_path(report)
-    if not groups:
-        return ["## Findings", "", "No findings."]
+def _findings(report: Report, root: str) -> list[str]:
+    """Open findings per file, riskiest file first; fixed ones in a section of their own."""
     lines = ["## Findings"]
-    for path, findings in groups.items():
-        lines += ["", f"### {code(path)}", ""]
-        lines += _table(
-            ["Line", "Rule", "Severity", "Message", "Source", "Suggestion"],
-            [_finding_row(f) for f in findings],
-            "rlllll",
-        )
+    outputs = {o.path: o.output for o in report.files if o.output}
+    any_open = False
+    for risk in riskiest_files(report):
+        opened = [f for f in risk.findings if not f.fixed]
+        if not opened:
+            continue
+        any_open = True
+        out = outputs.get(risk.path)
+        title = f"### {code(short(risk.path, root))} · score {risk.score}"
+        lines += ["", title + (f" · output {code(short(out, root))}" if out else ""), ""]
+        lines += _table(["Line", "Rule", "Severity", "Message", "Source", "Suggestion"],
+                        [_finding_row(f) for f in opened], "rlllll")
+    if not any_open:
+        lines += ["", "No open findings."]
+    fixed = [f for f in report.findings if f.fixed]
+    if fixed:
+        lines += ["", "## Fixed automatically", "",
+                  f"{len(fixed)} finding{'s' * (len(fixed) != 1)} that `hipport convert` fixed; "
+                  "review them in the output."]
+        rows = [[code(short(f.path, root)), _line(f), f"[{f.code}](#{anchor(f.code)})", escape(f.message)]
+                for f in sorted(fixed, key=Finding.sort_key)]
+        lines += ["", *_table(["File", "Line", "Rule", "Message"], rows, "lrll")]
     return lines
 
 
@@ -141,14 +182,21 @@ def _rules(report: Report) -> list[str]:
 
 
 def render(report: Report, *, color: bool = False) -> str:
-    """Title, summary, family × severity, effort, findings per file, errors, rules."""
+    """Title, the per-rule table, summary, family × severity, effort, repeated findings,
+    open findings per file (riskiest first), fixed ones, errors, rule pages."""
+    root = common_root(report)
+    meta = f"{code('hipport ' + report.command)} · hipport {escape(report.tool_version)}"
+    if report.gpus:
+        meta += f" · GPUs {escape(report.gpus)}"
     sections = [
-        [f"# hipport porting report: ROCm {report.target_name}", "",
-         f"{code('hipport ' + report.command)} · hipport {escape(report.tool_version)}"],
+        [f"# hipport porting report: ROCm {report.target_name}", "", meta]
+        + (["", f"Paths are relative to {code(root)}."] if root else []),
+        _rule_table(report),
         _summary(report),
         _by_family(report),
         _effort(report),
-        _findings(report),
+        _repeated(report),
+        _findings(report, root),
         _errors(report),
         _rules(report),
     ]

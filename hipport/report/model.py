@@ -16,6 +16,7 @@ class FileOutcome:
     status: str  # converted | unchanged | copied | skipped | error
     rewrites: int = 0
     message: str = ""  # the reason for skipped/error
+    output: str = ""  # convert: where the converted file was written
 
 
 @dataclass
@@ -26,6 +27,7 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     files: list[FileOutcome] = field(default_factory=list)
     rules: dict[str, Rule] = field(default_factory=dict)
+    gpus: str = ""  # the --offload-arch targets, described (gpus.describe)
 
     @property
     def target_name(self) -> str:

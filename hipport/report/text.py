@@ -126,6 +126,8 @@ def _finding(f: Finding, style: _Style) -> list[str]:
         f"{style(f'{_clean(f.path)}:{f.line}:{f.col}:', '1')} "
         f"{style(f'{f.code} {f.severity}:', sev)} {_clean(f.message)} [{_clean(f.slug)}]"
     )
+    if f.output_line and f.output_line != f.line:
+        head += " " + style(f"(output line {f.output_line})", "2")
     if f.fixed:
         head += " " + style("(fixed)", "32")
     lines = [head]
@@ -181,3 +183,12 @@ def render(report: Report, *, color: bool = False) -> str:
     ]
     blocks.append("\n".join(_summary(report, style)))
     return "\n\n".join(blocks) + "\n"
+
+
+def how_to_read(codes: list[str]) -> str:
+    """The closing hint of ``check`` and ``scan``: how to read a rule and how to silence one,
+    with a code the run reported (so it can be pasted as is)."""
+    code = codes[0] if codes else "HP201"
+    return (f"hipport: `hipport rules {code}` explains a rule (what, why, how to fix); silence one "
+            f"finding with `// hipport: ignore[{code}]` on its line or the line above, a rule with "
+            f"`--ignore {code}` or `ignore = [\"{code}\"]` in [tool.hipport]")
