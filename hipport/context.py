@@ -81,13 +81,14 @@ class Context:
 
     # -- policy ----------------------------------------------------------------
     def in_cuda_only_branch(self, offset: int) -> bool:
-        """True inside the CUDA side of a HIP guard (``#else`` of ``#ifdef __HIP_PLATFORM_AMD__``…)."""
+        """True where a HIP build does not compile: the CUDA side of a HIP guard (``#else`` of
+        ``#ifdef __HIP_PLATFORM_AMD__``…), or a branch no pass takes (``branches``)."""
         for start, end in self._cuda_only:
             if start <= offset < end:
                 return True
             if start > offset:
                 break
-        return False
+        return self.branches.skipped(offset)
 
     @property
     def branches(self) -> Branches:
@@ -141,8 +142,6 @@ class Context:
             return False
         line, col = self.position(start)
         if self.is_suppressed(rule.code, line):
-            return False
-        if self.branches.skipped(start):  # never compiled for HIP, or a condition part that cannot matter
             return False
         if rule.code in _NAME_STATUS and self.branches.provides(self.src[start:end].decode("latin-1")):
             return False  # the project defines this CUDA name itself for its HIP build

@@ -5,8 +5,9 @@ compiled when any pass takes it; it is never compiled only when every pass skips
 host pass defines the HIP compiler macros, the user's HIP guards and ``-D`` defines;
 each device pass adds ``__HIP_DEVICE_COMPILE__`` and its GPU's arch macros (``__gfx942__``,
 ``__GFX9__``, the wave size while the release defines it). CUDA's macros are undefined in
-all of them, though a branch only they close stays "maybe" (``Macros.decide``): the port
-rewrites such tests. The facts are ``mappings/gpus.toml``.
+all of them, though a branch only they close stays "maybe" (``Macros.decide``) unless the
+project names its own HIP guard: a port rewrites such tests, a ported project means them.
+The facts are ``mappings/gpus.toml``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from hipport import gpus
+from hipport.options import DEFAULT_HIP_GUARDS
 from hipport.preprocessor.macros import UNDEFINED, Macro, Macros
 from hipport.versions import Version, parse_version
 
@@ -59,7 +61,10 @@ def passes(build: Build) -> tuple[Macros, ...]:
     user = dict(split_define(d) for d in build.defines)
     host = dict(base)
     host.update({k: Macro(v) for k, v in user.items()})
-    cuda = frozenset(data["cuda"])
+    # A project that names its own HIP guard is already ported: its CUDA-only tests are
+    # meant, and decided as its HIP build decides them. Otherwise they are tests to rewrite.
+    ported = bool(set(build.hip_guards) - set(DEFAULT_HIP_GUARDS))
+    cuda = frozenset() if ported else frozenset(data["cuda"])
     out = [Macros(host, pattern, cuda)]
     waves_until = parse_version(data["wave_size_macros_until"])
     for gpu in gpus.gpus(build.archs):

@@ -541,6 +541,8 @@ class _State:
     #: (function start byte, variable name) → "grid" | "cluster"
     groups: dict[tuple[int, str], str] = field(default_factory=dict)
     half_vars: set[tuple[int, str]] = field(default_factory=set)
+    #: half/bfloat16 pointers and arrays: ``p + i`` is address arithmetic, ``p[i] * x`` is not
+    half_ptrs: set[tuple[int, str]] = field(default_factory=set)
     pointer_attrs: set[str] = field(default_factory=set)
     cg_namespaces: set[str] = field(default_factory=lambda: {"cg", "cooperative_groups"})
     shared_bytes: dict[int, int] = field(default_factory=dict)  # function start → bytes
@@ -655,6 +657,9 @@ _TYPE_PART_RE = re.compile(
     r"^(?:[usbf]\d+|bf16x?2?|f16x2|e4m3|e5m2|tf32|pred|v\d|x\d|m\d+n\d+k\d+|aligned|row|col|sat"
     r"|rn|rz|rm|rp|ftz|approx|full|trans|num|\d+)$"
 )
+#: AMD GCN/CDNA/RDNA mnemonics (``v_dot2_f32_f16``, ``s_waitcnt``, ``ds_read_b128``,
+#: ``buffer_load_dword``, ``global_load_dword``…): an asm block made of these is AMD's own.
+_AMD_MNEMONIC_RE = re.compile(r"^(?:v|s|ds|buffer|tbuffer|global|flat|scratch|image|exp)_[a-z0-9_]+$")
 _LONG_OPCODES = ("cp.async.bulk", "ld.global.nc")
 _HOPPER_OPCODES = ("wgmma", "cp.async.bulk", "setmaxnreg", "barrier.cluster", "fence.proxy.async",
                    "elect.sync", "stmatrix", "multimem", "mapa")
@@ -715,6 +720,8 @@ def _report_ptx(ctx: Context, where: Node, template: str, in_device: bool | None
     if not template.strip():
         return  # asm volatile("" ::: "memory") is a portable compiler barrier
     items = _ptx_items(template)
+    if items and all(_AMD_MNEMONIC_RE.match(i) for i in items):
+        return  # AMD assembly (an AMD-only branch of a ported file), not PTX
     looks_ptx = any("." in i or i.startswith("%") for i in items)
     if in_device is None and not looks_ptx:  # not given: ``where`` is the asm node itself
         in_device = is_device_code(ctx.src, where)
@@ -970,6 +977,19 @@ def _declared_names(decl: Node) -> list[Node]:
     return out
 
 
+def _declared_names_and_indirection(decl: Node) -> list[tuple[Node, bool]]:
+    """``_declared_names`` with, for each, whether a pointer or array declarator is on the way."""
+    out = []
+    for d in decl.children_by_field_name("declarator"):
+        indirect = False
+        while d is not None and d.type != "identifier":
+            indirect |= d.type in ("pointer_declarator", "array_declarator", "abstract_pointer_declarator")
+            d = d.child_by_field_name("declarator")
+        if d is not None:
+            out.append((d, indirect))
+    return out
+
+
 def _qualifiers(src: bytes, decl: Node) -> set[str]:
     return {text(src, c) for c in decl.named_children if c.type in ("type_qualifier", "storage_class_specifier")}
 
@@ -1028,7 +1048,8 @@ def _declared(node: Node, ctx: Context) -> None:
     last = type_text.rsplit("::", 1)[-1]
     if last in _HALF_TYPES:
         key = _func_key(node)
-        st.half_vars.update((key, text(src, n)) for n in _declared_names(node))
+        for n, indirect in _declared_names_and_indirection(node):
+            (st.half_ptrs if indirect else st.half_vars).add((key, text(src, n)))
     if "cudaPointerAttributes" in type_text:
         st.pointer_attrs.update(text(src, n) for n in _declared_names(node))
     group = {"grid_group": "grid", "cluster_group": "cluster"}.get(last)
@@ -1147,8 +1168,8 @@ def _qualified(node: Node, ctx: Context) -> None:
     if node.parent is not None and node.parent.type == "qualified_identifier":
         return
     parts = qualified_parts(ctx.src, node)
-    if parts[0] in ("nvcuda", "wmma") and len(parts) > 1:
-        _once(ctx, "wmma-ns", Wmma, node, f"`{'::'.join(parts)}`: HIP has no warp-matrix (wmma) API",
+    if parts[0] in ("nvcuda", "wmma") and len(parts) > 1:  # once per function that uses it
+        _once(ctx, f"wmma:{_func_key(node)}", Wmma, node, f"`{'::'.join(parts)}`: HIP has no warp-matrix (wmma) API",
               "port to rocWMMA (rocwmma::fragment, load_matrix_sync, mma_sync, store_matrix_sync)")
     elif parts[0] == "cuda" and len(parts) == 2 and parts[1] in _CUDA_ASYNC:
         _once(ctx, f"async:{parts[1]}", AsyncCopy, node, f"`cuda::{parts[1]}` has no HIP implementation",
@@ -1207,7 +1228,7 @@ def _report_memtype(ctx: Context, node: Node) -> None:
                  source=any_bytes_of(b"half", b"bfloat16", b"memoryType", b"cudaPointerAttributes"))
 def _binary(node: Node, ctx: Context) -> None:
     st = _state(ctx)
-    if not st.half_vars and not st.pointer_attrs and not st.mentions_memory_type(ctx.src):
+    if not st.half_vars and not st.half_ptrs and not st.pointer_attrs and not st.mentions_memory_type(ctx.src):
         return  # neither HP311 (a half variable) nor HP317 (memoryType / a pointer attribute) can apply
     op = node.child_by_field_name("operator")
     if op is None:
@@ -1224,12 +1245,13 @@ def _binary(node: Node, ctx: Context) -> None:
             if field_ == "memoryType" or (field_ == "type" and obj in st.pointer_attrs):
                 _report_memtype(ctx, node)
                 return
-    if not st.half_vars:
+    if not st.half_vars and not st.half_ptrs:
         return
     key = _func_key(node)
     for side in (left, right):
         name = _operand_name(ctx.src, side)
-        if name is not None and (key, name) in st.half_vars:
+        element = side is not None and side.type == "subscript_expression"  # p[i]: a value
+        if name is not None and ((key, name) in st.half_vars or (element and (key, name) in st.half_ptrs)):
             _once(ctx, "half-ops", HalfOperators, node, f"operator `{text(ctx.src, op)}` on half/bfloat16 "
                   f"value `{name}`: rejected when __HIP_NO_HALF_OPERATORS__ / __HIP_NO_BFLOAT16_OPERATORS__ "
                   "are defined (PyTorch extension builds)", "use __hadd/__hmul/__hlt… or compute in float")

@@ -748,9 +748,11 @@ class _Function:
     device_like: bool = False
 
 
-_LANE_OPERATORS = frozenset({"&", "%", "/", ">>", "<<"})
-#: Operator -> the right operand that makes it warp arithmetic (``_Scope.lane_op``).
-_LANE_OPERANDS = {"&": (31,), "%": (32,), "/": (32,), ">>": (5,)}
+_LANE_OPERATORS = frozenset({"&", "%", "/", ">>", "<<", "<", ">="})
+#: Operator -> the right operand that makes it warp arithmetic (``_Scope.lane_op``);
+#: ``tid < 32`` only in the condition of an ``if`` whose body does warp work (``_first_warp``).
+_LANE_OPERANDS = {"&": (31,), "%": (32,), "/": (32,), ">>": (5,), "<": (32,), ">=": (32,)}
+_WARP_WORK_RE = re.compile(rb"shfl|warp|ballot|__any|__all|__activemask|__syncwarp|volatile", re.I)
 _GATHERED = ("declaration", "assignment_expression", "call_expression", "binary_expression", "field_expression")
 
 
@@ -866,7 +868,7 @@ class _Scope:
         when blockIdx is mixed in (then ``% 32`` is as often a bitmap word as a lane), else None."""
         thread = block = False
         thread_vars = self.thread_vars
-        for n in walk(node):
+        for n in _index_parts(self.src, node):
             if n.type == "field_expression":
                 arg = n.child_by_field_name("argument")
                 name = text(self.src, arg) if arg is not None else ""
@@ -908,6 +910,8 @@ class _Scope:
         v = _int_value(self.src, right)
         kind = self.thread_index_kind(left) if v is not None and v[0] in want else None
         if kind is None or (kind == "global" and not _assigned_to_lane_or_warp(self.src, node)):
+            return None
+        if op in ("<", ">=") and (kind != "local" or not _first_warp(self.src, node)):
             return None
         return f"{op} {text(self.src, right)}"
 
@@ -1056,7 +1060,7 @@ def _check_mask_variables(ctx: Context, scope: _Scope) -> None:
         if source:
             report_var(var, f"receives `{source}`")
     for name, call in info.calls:
-        if name not in MASKED:
+        if name not in MASKED or ctx.branches.provides(name):
             continue
         args = call_arguments(call)
         mask = _strip(args[0]) if args else None
@@ -1068,6 +1072,52 @@ def _check_mask_variables(ctx: Context, scope: _Scope) -> None:
             report_var(var, f"is the mask of `{name}`", name)
             continue
         _check_file_level_mask(ctx, mask, mask_name, name)
+
+
+#: Calls whose value is still an index when their arguments are (``min(tid, n - 1)``).
+_INDEX_BUILTINS = THREAD_BUILTINS | {"blockIdx", "gridDim"}
+_INDEX_CALLS = frozenset({"min", "max", "std::min", "std::max", "__mul24", "__umul24", "umin", "umax"})
+
+
+def _index_parts(src: bytes, node: Node) -> Iterator[Node]:
+    """The nodes of ``node`` that make its value an index: not what it merely loads.
+
+    ``a[tid]``, ``f(tid)``, ``*p``, ``p->field`` and ``x >> (4 * tid)`` are data read at,
+    or shifted by, a thread-dependent amount; their value is not a thread index (llama.cpp's
+    ``qh = get_int_b2(bxi->qh, 0) >> (4 * kqsx)`` is a quant word, and ``qh >> 5`` bit
+    twiddling, not a warp id).
+    """
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        kind = n.type
+        if kind == "subscript_expression":
+            continue
+        if kind == "call_expression" and call_name(src, n) not in _INDEX_CALLS:
+            continue
+        if kind == "pointer_expression" and text(src, n).lstrip().startswith("*"):
+            continue
+        if kind == "field_expression":
+            arg = n.child_by_field_name("argument")
+            if arg is None or text(src, arg) not in _INDEX_BUILTINS:
+                continue
+        yield n
+        children = n.children
+        if kind == "binary_expression" and text(src, n.child_by_field_name("operator")) in ("<<", ">>"):
+            children = [n.child_by_field_name("left")]  # the shift count does not index
+        stack.extend(reversed([c for c in children if c is not None]))
+
+
+def _first_warp(src: bytes, cond: Node) -> bool:
+    """Whether ``cond`` (``tid < 32``) is an ``if`` condition whose body does warp work: the
+    CUDA idiom "the first warp finishes the reduction", half a wave on wave64."""
+    node = cond.parent
+    while node is not None and node.type in ("parenthesized_expression", "condition_clause"):
+        node = node.parent
+    if node is None or node.type != "if_statement":
+        return False
+    body = node.child_by_field_name("consequence")
+    return body is not None and _WARP_WORK_RE.search(src, body.start_byte, body.end_byte) is not None
 
 
 def _check_file_level_mask(ctx: Context, mask: Node, mask_name: str, builtin: str) -> None:
@@ -1134,6 +1184,14 @@ def _check_lane_arithmetic(ctx: Context, scope: _Scope) -> None:
     src = ctx.src
     for node in scope.info.binaries:
         op = scope.lane_op(node)
+        if op and op.startswith(("<", ">=")):
+            ctx.report(
+                LaneArithmetic32, node,
+                f"`{ctx.text(node)}` takes the first 32 threads as one warp for warp-level work; "
+                "a wave on CDNA has 64",
+                "test `threadIdx.x < warpSize` (and size the work for warpSize lanes)",
+            )
+            continue
         if op:
             ctx.report(
                 LaneArithmetic32, node,
@@ -1181,9 +1239,12 @@ def check_call(call: Node, ctx: Context) -> None:
     if name is None or name not in _CHECKED_CALLS:
         return
     args = call_arguments(call)
-    if name in MASKED and args and _is_full_mask32(src, args[0]):
+    # A name the project defines itself for HIP (a compat header's macro) decides what its
+    # mask and its existence mean; its width and offsets still reach HIP's shuffle.
+    own = ctx.branches.provides(name)
+    if name in MASKED and args and not own and _is_full_mask32(src, args[0]):
         _report_full_mask(ctx, args[0], name, fix=True)
-    if name in NEW_IN_7:
+    if name in NEW_IN_7 and not own:
         ctx.report(
             WarpSyncMissing, call,
             f"`{name}` does not exist before ROCm 7.0 (target {short_version(ctx.options.rocm)})",
@@ -1453,7 +1514,7 @@ def _warp_sized(ctx: Context, size: Node, one_dimensional: bool) -> str | None:
 @REGISTRY.visits("launch_bounds")
 def check_launch_bounds(node: Node, ctx: Context) -> None:
     args = [c for c in node.named_children if c.type != "comment"]
-    if len(args) >= 2:
+    if len(args) >= 2 and (_int_value(ctx.src, args[1]) or (None,))[0] != 1:  # 1: the weakest ask in both
         ctx.report(
             LaunchBoundsSecondArgument, args[1],
             f"`__launch_bounds__` second argument `{ctx.text(args[1])}` means min blocks per SM in CUDA "

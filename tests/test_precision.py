@@ -1,0 +1,103 @@
+"""Precision fixes found on real code, each pinned by the smallest case that showed it.
+
+Every test holds a false positive that must stay gone and, beside it, the true positive
+of the same rule that must stay (so a fix cannot pass by silencing the rule).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hipport.analyze import analyze
+from hipport.options import DEFAULT_HIP_GUARDS, Options
+
+
+def found(src: str, options: Options = Options(), path: str = "t.cu") -> list[tuple[str, int]]:
+    return sorted((f.code, f.line) for f in analyze(src.encode(), path, options).findings)
+
+
+def codes_on(src: str, code: str, **kw) -> list[int]:
+    return [line for c, line in found(src, **kw) if c == code]
+
+
+def test_amd_assembly_is_not_ptx() -> None:
+    src = ('__device__ void mad(float &acc, unsigned v, unsigned u) {\n'
+           '  asm volatile("v_dot2_f32_f16 %0, %1, %2, %0" : "+v"(acc) : "v"(v), "v"(u));\n'
+           '  asm volatile("s_waitcnt vmcnt(0)\\n ds_read_b128 %0, %1" : "=v"(acc) : "v"(v));\n'
+           '  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}, {%1}, {%2}, {%0};"'
+           ' : "+f"(acc) : "r"(v), "r"(u));\n'
+           '}\n')
+    assert codes_on(src, "HP301") == [4]
+
+
+def test_pointer_arithmetic_on_half_pointers_is_not_a_half_operator() -> None:
+    src = ('#include <cuda_fp16.h>\n'
+           '__global__ void k(const half2 *xs0, half2 *dst, int stride, half2 y) {\n'
+           '  const half2 *row = xs0 + threadIdx.x * stride;\n'
+           '  const __half *h = (const __half *) row;\n'
+           '  dst[0] = xs0[threadIdx.x] * y;\n'
+           '}\n')
+    assert codes_on(src, "HP311") == [5]  # the element product, not the address sums
+
+
+def test_bit_twiddling_of_a_loaded_word_is_not_lane_arithmetic() -> None:
+    src = ('__device__ int get_int(const int *p, int i);\n'
+           '__global__ void k(const int *q, int *out) {\n'
+           '  const int kqsx = threadIdx.x % 8;\n'
+           '  const int qh = get_int(q, 0) >> (4 * kqsx);\n'
+           '  int qs1 = (qh >> 5) & 0x00001000;\n'
+           '  int warp = threadIdx.x >> 5;\n'
+           '  out[warp] = qs1;\n'
+           '}\n')
+    assert codes_on(src, "HP204") == [6]
+
+
+def test_launch_bounds_with_one_block_is_not_reported() -> None:
+    src = ('__global__ void __launch_bounds__(256, 1) a(float *x) {}\n'
+           '__global__ void __launch_bounds__(256, 4) b(float *x) {}\n')
+    assert codes_on(src, "HP212") == [2]
+
+
+def test_warp_matrix_code_is_reported_in_each_function_that_uses_it() -> None:
+    src = ('#include <mma.h>\n'
+           'using namespace nvcuda;\n'
+           '__global__ void a(half *p) {\n'
+           '  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;\n'
+           '  wmma::load_matrix_sync(fa, p, 16);\n'
+           '}\n'
+           '__global__ void b(half *p) {\n'
+           '  wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;\n'
+           '}\n')
+    assert codes_on(src, "HP304") == [1, 2, 4, 8]
+
+
+def test_first_warp_test_before_warp_work_is_reported() -> None:
+    src = ('__global__ void reduce(float *s) {\n'
+           '  unsigned tid = threadIdx.x;\n'
+           '  if (tid < 32) {\n'
+           '    float v = s[tid];\n'
+           '    v += __shfl_down_sync(0xffffffffffffffffull, v, 8);\n'
+           '    s[tid] = v;\n'
+           '  }\n'
+           '  if (threadIdx.x < 32) s[threadIdx.x] = 0.f;\n'  # no warp work: a plain bound
+           '}\n')
+    assert codes_on(src, "HP204") == [3]
+
+
+def test_a_compat_header_that_redefines_a_warp_builtin_owns_its_mask(tmp_path: Path) -> None:
+    (tmp_path / "vendor.h").write_text(
+        "#ifdef MY_HIP\n#define __shfl_xor_sync(mask, var, lane, width) __shfl_xor(var, lane, width)\n"
+        "typedef __hip_bfloat162 nv_bfloat162;\n#endif\n")
+    src = ('#include "vendor.h"\n'
+           '__global__ void k(float *v, nv_bfloat162 *b) {\n'
+           '  float x = v[0];\n'
+           '  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffff, x, o, 32);\n'
+           '  v[0] = x;\n'
+           '}\n')
+    path = str(tmp_path / "k.cu")
+    guarded = Options(hip_guards=DEFAULT_HIP_GUARDS + ("MY_HIP",))
+    ported = {code for code, _ in found(src, guarded, path)}
+    assert "HP201" not in ported and "HP101" not in ported  # the project's macro and typedef
+    assert {"HP213", "HP214"} <= ported  # its width and its ladder still reach HIP's shuffle
+    plain = {code for code, _ in found(src, Options(), path)}
+    assert {"HP201", "HP101"} <= plain  # without the guard the header's branch is unknown
