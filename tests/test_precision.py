@@ -101,3 +101,10 @@ def test_a_compat_header_that_redefines_a_warp_builtin_owns_its_mask(tmp_path: P
     assert {"HP213", "HP214"} <= ported  # its width and its ladder still reach HIP's shuffle
     plain = {code for code, _ in found(src, Options(), path)}
     assert {"HP201", "HP101"} <= plain  # without the guard the header's branch is unknown
+
+
+def test_an_alias_of_a_mapped_name_is_told_its_hip_spelling() -> None:
+    src = "#include <cuda_bf16.h>\n__global__ void k(nv_bfloat162 *p) { p[0] = p[1]; }\n"
+    (finding,) = [f for f in analyze(src.encode(), "t.cu", Options()).findings if f.code == "HP101"]
+    assert "__hip_bfloat162" in finding.message and "no HIP equivalent" not in finding.message
+    assert "__hip_bfloat162" in finding.suggestion

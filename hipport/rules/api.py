@@ -7,7 +7,11 @@ rewritten or reported, never silently left. Behaviour changes between ROCm 6.3 a
 
 from __future__ import annotations
 
+import sys
+from functools import lru_cache
+
 from hipport.context import Context
+from hipport.datafiles import mappings
 from hipport.findings import Effort, Severity
 from hipport.mapping import Status
 from hipport.parse import Node, call_name
@@ -16,6 +20,11 @@ from hipport.rule import Rule
 from hipport.versions import short_version
 from hipport.registry import any_bytes_of, any_word_of
 from hipport.rules import REGISTRY
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
 
 
 @REGISTRY.rule
@@ -253,6 +262,11 @@ def _status(ctx: Context, node: Node, name: str) -> tuple[Rule, str, str] | None
                     f"Compare the call with {res.target}'s HIP signature.")
         return None
     rule = _STATUS_RULES[res.status]
+    alias = _alias_spelling(ctx, name) if res.status is Status.UNSUPPORTED else None
+    if alias is not None:
+        return (rule, f"{name} is CUDA's alias of {alias[0]}, which HIP spells {alias[1]}; "
+                "the tables have no entry for the alias, so it is left as written",
+                f"Write {alias[1]} (or `typedef {alias[1]} {name};` in a HIP header).")
     if res.status is Status.EXPERIMENTAL and res.apply:
         message = f"{name} → {res.target} (experimental mapping, applied): {res.detail}"
     elif res.status is Status.DEPRECATED:
@@ -267,6 +281,23 @@ def _status(ctx: Context, node: Node, name: str) -> tuple[Rule, str, str] | None
         Status.EXPERIMENTAL: "Review the HIP API; --experimental applies the rewrite.",
     }[res.status]
     return rule, message, hint
+
+
+def _alias_spelling(ctx: Context, name: str) -> tuple[str, str] | None:
+    """(aliased CUDA name, its HIP spelling) when ``name`` is a CUDA typedef of a mapped name."""
+    aliased = _cuda_aliases().get(name)
+    if aliased is None:
+        return None
+    res = ctx.view.resolve(aliased)
+    if res is None or res.status is not Status.MAPPED or not res.target:
+        return None
+    return aliased, res.target
+
+
+@lru_cache(maxsize=1)
+def _cuda_aliases() -> dict[str, str]:
+    with mappings().joinpath("cuda_aliases.toml").open("rb") as f:
+        return dict(tomllib.load(f)["aliases"])
 
 
 # -- behaviour changes between ROCm 6.3 and 7.x --------------------------------------
