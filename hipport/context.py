@@ -30,9 +30,10 @@ _SUPPRESS_RE = re.compile(rb"(?://|/\*).*?hipport:\s*ignore(?:\[([A-Za-z0-9_,\s]
 ALL = "*"
 #: Longer lines are not quoted in findings (``Context.quoted_line``).
 MAX_QUOTED_LINE = 4096
+_NAME_RE = re.compile(rb"[A-Za-z_]\w*")
 #: Rules that report what a CUDA name is under HIP (unmapped, newer, removed, deprecated,
 #: experimental, a CUDA macro): moot where the project provides the name for HIP itself.
-_NAME_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105", "HP106"})
+_NAME_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105", "HP106", "HP318"})
 
 
 @dataclass
@@ -98,6 +99,12 @@ class Context:
             self._branches = model(self.src, self.path, self.options)
         return self._branches
 
+    def _provided(self, start: int, end: int) -> bool:
+        """Whether the name a finding starts with (``__trap`` of ``__trap()``) is one the
+        project provides for its HIP build (``Branches.provides``)."""
+        m = _NAME_RE.match(self.src, start, end)
+        return m is not None and self.branches.provides(m.group(0).decode("latin-1"))
+
     def _scan_suppressions(self) -> dict[int, set[str]]:
         out: dict[int, set[str]] = {}
         if b"hipport" not in self.src:
@@ -143,7 +150,7 @@ class Context:
         line, col = self.position(start)
         if self.is_suppressed(rule.code, line):
             return False
-        if rule.code in _NAME_STATUS and self.branches.provides(self.src[start:end].decode("latin-1")):
+        if rule.code in _NAME_STATUS and self._provided(start, end):
             return False  # the project defines this CUDA name itself for its HIP build
         end_line, end_col = self.position(end)
         fix = list(fix)

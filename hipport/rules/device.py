@@ -1087,6 +1087,10 @@ def _arch_test(node: Node, ctx: Context) -> None:
         return
     if ctx.in_cuda_only_branch(cond.end_byte):
         return  # the CUDA side of a HIP guard (#elif after a HIP test, or !defined(HIP) && ...)
+    arch_at = [cond.start_byte + m.start() for m in _ARCH_RE.finditer(cond_text)]
+    if all(ctx.in_cuda_only_branch(at) or ctx.branches.provides(_ARCH_RE.match(cond_text, at - cond.start_byte)[0])
+           for at in arch_at):
+        return  # every arch test cannot change the result under HIP, or the project defines it for HIP
     directive = " ".join(text(ctx.src, node.children[0]).split())
     shown = f"{directive} {cond_text}"
     if re.search(r"[<>=]", cond_text):
