@@ -49,23 +49,24 @@ def main() -> None:
 # -- verify -------------------------------------------------------------------------
 
 def _compile_options(f):
-    """Flags for the compile check, shared by ``convert --verify`` and ``verify``."""
+    """Flags for the compile check, shared by ``convert --verify`` and ``verify`` (the GPU
+    it checks for is the first ``--offload-arch``, a flag of the options table)."""
     f = click.option("-I", "--include-dir", "include_dirs", multiple=True, metavar="DIR",
                      type=click.Path(file_okay=False, path_type=Path),
                      help="Extra include directory for the compiler (repeatable).")(f)
-    f = click.option("--compiler", metavar="EXE", default=None,
-                     help="clang to check with (against the nearest cached HIP header set), "
-                          "or a hipcc to use as it is. Default: the target's ROCm if installed, "
-                          "else the newest clang++-22..19.")(f)
-    return click.option("--offload-arch", default="gfx942", show_default=True, metavar="GFX",
-                        help="GPU architecture device code is checked for (any gfx).")(f)
+    return click.option("--compiler", metavar="EXE", default=None,
+                        help="clang to check with (against the nearest cached HIP header set), "
+                             "or a hipcc to use as it is. Default: the target's ROCm if installed, "
+                             "else the newest clang++-22..19.")(f)
 
 
 def _run_verify(ctx: click.Context, opts: "Options", units: list, roots: list[Path]) -> int:
     from hipport.pipeline import effective_jobs
-    from hipport.verify import run_and_report
+    from hipport.verify import DEFAULT_ARCH, run_and_report
 
-    return run_and_report(units, target=opts.rocm, arch=ctx.params["offload_arch"],
+    # the check is for one GPU: the first --offload-arch
+    arch = opts.offload_arch[0].split(":")[0] if opts.offload_arch else DEFAULT_ARCH
+    return run_and_report(units, target=opts.rocm, arch=arch,
                           includes=[*ctx.params["include_dirs"], *roots],
                           jobs=effective_jobs(opts), echo=click.echo,
                           compiler=ctx.params["compiler"])

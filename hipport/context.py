@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hipport.edits import Edit
-from hipport.findings import Finding
+from hipport.findings import Finding, Severity
 from hipport.guards import cuda_only_ranges
 from hipport.options import Options
 from hipport.parse import Node, Tree
@@ -145,7 +145,10 @@ class Context:
         opts = self.options
         if not opts.reports(rule.code):
             return False
-        if not rule.applies_to(opts.rocm) or self.in_cuda_only_branch(start):
+        if not rule.applies_to(opts.rocm):
+            return False
+        hidden = self.in_cuda_only_branch(start)  # code a HIP build does not compile
+        if hidden and not opts.all_branches:
             return False
         line, col = self.position(start)
         if self.is_suppressed(rule.code, line):
@@ -153,20 +156,20 @@ class Context:
         if rule.code in _NAME_STATUS and self._provided(start, end):
             return False  # the project defines this CUDA name itself for its HIP build
         end_line, end_col = self.position(end)
-        fix = list(fix)
+        fix = [] if hidden else list(fix)  # --all-branches shows such code; it never edits it
         fixed = bool(fix) and opts.apply_fixes
         if fixed:
             self.edits.extend(fix)
         self.findings.append(Finding(
             code=rule.code,
             slug=rule.slug,
-            severity=opts.severity_overrides.get(rule.code, rule.severity),
+            severity=Severity.INFO if hidden else opts.severity_overrides.get(rule.code, rule.severity),
             path=self.path,
             line=line,
             col=col,
             end_line=end_line,
             end_col=end_col,
-            message=message,
+            message=f"not compiled by the HIP build: {message}" if hidden else message,
             suggestion=suggestion,
             effort=rule.effort,
             fixed=fixed,

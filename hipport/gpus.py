@@ -48,8 +48,13 @@ def table() -> dict:
         return tomllib.load(f)
 
 
-def default_archs() -> tuple[str, ...]:
-    return tuple(table()["default"])
+#: The GPU a HIP build is judged for when ``--offload-arch`` is not given: MI300 (CDNA3).
+DEFAULT_ARCHS: tuple[str, ...] = ("gfx942",)
+
+
+def archs_of(options) -> tuple[str, ...]:
+    """The ``--offload-arch`` targets of ``options`` (an ``Options``), or the default."""
+    return options.offload_arch or DEFAULT_ARCHS
 
 
 def parse_archs(text: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:

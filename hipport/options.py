@@ -70,6 +70,10 @@ class Options:
     gitignore: bool = True  # walking a tree skips what its .gitignore files ignore
     #: Project CUDA→HIP pairs from [tool.hipport.mappings] (hipport.usermaps.UserMapping).
     mappings: tuple = ()
+    #: --offload-arch: the GPUs the HIP build targets (empty: the default, gpus.DEFAULT_ARCHS)
+    offload_arch: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()  # -D NAME[=VALUE] / [tool.hipport] defines, for #if branches
+    all_branches: bool = False  # also report, as info, findings in branches HIP never compiles
 
     def __post_init__(self) -> None:
         # Codes are matched as prefixes however they were written (HP2XX, hp2, HP201).
@@ -94,6 +98,7 @@ class Options:
             ",".join(sorted(self.ignore)), ",".join(sorted(self.select)), overrides, self.engine,
             str(self.compile_commands or ""), " ".join(self.clang_args),
             ";".join(f"{m.cuda}={m.hip}@{m.since}..{m.until}" for m in self.mappings),
+            ",".join(self.offload_arch), " ".join(self.defines), str(self.all_branches),
         ])
 
 
@@ -163,6 +168,21 @@ def _jobs(value: Any) -> int:
 
 def _path(value: Any) -> Path:
     return Path(str(value))
+
+
+def _archs(value: Any) -> tuple[str, ...]:
+    from hipport.gpus import parse_archs  # the GPU table is data: read only when asked
+
+    return parse_archs(_items(value))
+
+
+def _defines(value: Any) -> tuple[str, ...]:
+    out = []
+    for text in _strings(value):
+        if not text.partition("=")[0].strip().isidentifier():
+            raise ValueError(f"{text!r} is not NAME or NAME=VALUE")
+        out.append(text.strip())
+    return tuple(out)
 
 
 # -- the table -----------------------------------------------------------------------
@@ -261,6 +281,19 @@ FIELDS: tuple[Field, ...] = (
           metavar="ARG", commands=SOURCES,
           help="With --engine clang: an extra compiler flag (repeatable).",
           example="--clang-arg=-Iinclude"),
+    Field("offload_arch", "--offload-arch", "offload-arch", _archs, kind="multiple",
+          metavar="GFX[,GFX]", commands=(*SOURCES, "verify"),
+          help="GPUs the HIP build targets (default gfx942; repeatable or comma-separated; "
+               "gfx1100:wave64 for RDNA built for wave64): decides #if branches, LDS per block and "
+               "the fp8 encoding; verify checks the first.",
+          example="--offload-arch gfx942,gfx950"),
+    Field("defines", "--define", "defines", _defines, merge="extend", kind="multiple", short="-D",
+          metavar="NAME[=VALUE]", commands=SOURCES,
+          help="A macro the HIP build defines, for deciding #if branches (repeatable; added to "
+               "the config's).", example="-D GGML_CUDA_NO_FA"),
+    Field("all_branches", "--all-branches", "all-branches", _boolean, kind="switch", commands=SOURCES,
+          help="Also report, as info, findings in branches the HIP build never compiles.",
+          example="--all-branches"),
 )
 
 #: ``[tool.hipport]`` keys read by their own readers, not by ``resolve``.

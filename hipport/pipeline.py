@@ -177,10 +177,10 @@ def collect(results: Iterable[FileResult], options: Options, command: str,
     rule module, which a cached ``check`` (compiler-style lines only) need not pay for.
     """
     from hipport import __version__
-    from hipport.gpus import default_archs, describe
+    from hipport.gpus import archs_of, describe
 
     report = Report(tool_version=__version__, target=options.rocm, command=command,
-                    gpus=describe(default_archs()))
+                    gpus=describe(archs_of(options)))
     for r in results:
         report.findings.extend(r.findings)
         # Only convert converts; elsewhere such a file is one hipport would change.

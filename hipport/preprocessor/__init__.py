@@ -15,7 +15,7 @@ from hipport.preprocessor.passes import Build
 
 def build_of(options: Options) -> Build:
     """The HIP build that ``options`` describe."""
-    return Build(options.rocm, gpus.default_archs(), options.hip_guards)
+    return Build(options.rocm, gpus.archs_of(options), options.hip_guards, options.defines)
 
 
 def model(src: bytes, path: str, options: Options) -> Branches:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from hipport import usermaps
+from hipport import gpus, usermaps
 from hipport.context import Context
 from hipport.parse import Node
 from hipport.rewrite import REGISTRY
@@ -78,8 +78,15 @@ def target_for(ctx: Context, node: Node, name: str) -> str | None:
         return macro.target if macro.action == "rewrite" and macro.target != name else None
     res = resolution_for(ctx, node, name)
     if res is not None and res.apply and res.target and res.target != name:
+        if is_fnuz(res.target) and "ocp" in gpus.fp8_formats(gpus.archs_of(ctx.options)):
+            return None  # an OCP target (gfx950, gfx12): FNUZ would change the values; HP310
         return res.target
     return None
+
+
+def is_fnuz(hip_name: str) -> bool:
+    """Whether a HIP spelling names gfx942's FNUZ fp8 encoding (``__hip_fp8_e4m3_fnuz``)."""
+    return hip_name.lower().endswith("_fnuz")
 
 
 def per_name(cache: dict, ctx: Context, node: Node, name: str, compute: Callable):
@@ -89,7 +96,7 @@ def per_name(cache: dict, ctx: Context, node: Node, name: str, compute: Callable
     each of them."""
     if name in _overloaded_names(ctx.view.table):
         return compute(ctx, node, name)
-    key = (ctx.view, name, node.kind_id)
+    key = (ctx.view, gpus.archs_of(ctx.options), name, node.kind_id)
     found = cache.get(key, _UNSEEN)
     if found is _UNSEEN:
         found = cache[key] = compute(ctx, node, name)

@@ -11,7 +11,7 @@ from hipport.registry import Registry
 REGISTRY = Registry()
 
 #: Family modules, imported by ``load()``; each registers its rules and visitors.
-FAMILY_MODULES: tuple[str, ...] = ("api", "build", "conversion", "deep", "device", "libraries", "warp",
+FAMILY_MODULES: tuple[str, ...] = ("api", "build", "conversion", "deep", "device", "gpu", "libraries", "warp",
                                    "released_headers")
 
 

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from hipport import gpus
 from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.parse import (
@@ -28,7 +29,6 @@ from hipport.registry import any_bytes_of, any_word_of
 from hipport.rules import REGISTRY
 from hipport.versions import short_version
 
-LDS_LIMIT = 64 * 1024
 
 
 # --------------------------------------------------------------------------- rules
@@ -893,16 +893,24 @@ _TYPE_SIZES = {
 }
 
 
+def _lds_limit(ctx: Context) -> int:
+    """LDS bytes per block every --offload-arch GPU has (64 KiB; 160 KiB when all are gfx950)."""
+    return gpus.lds_limit(gpus.archs_of(ctx.options))
+
+
 def _lds_note(ctx: Context) -> str:
+    archs = ", ".join(a.split(":")[0] for a in gpus.archs_of(ctx.options))
+    note = f"LDS per block is {_lds_limit(ctx) // 1024} KiB on {archs}"
     if ctx.options.rocm < (7, 0, 0):
-        return f"LDS is 64 KiB per block on every GPU supported by ROCm {short_version(ctx.options.rocm)}"
-    return "LDS is 64 KiB per block on gfx90a/gfx942 and RDNA; only gfx950 (MI350/MI355) has 160 KiB"
+        return f"{note}, as on every GPU supported by ROCm {short_version(ctx.options.rocm)}"
+    return note if "gfx950" in archs else f"{note}; only gfx950 (MI350/MI355) has 160 KiB"
 
 
 def _check_shared_size(ctx: Context, expr: Node, what: str) -> None:
     size = _const_value(text(ctx.src, expr), _state(ctx).constants)
-    if size is not None and size > LDS_LIMIT:
-        ctx.report(SharedMemoryOver64K, expr, f"{what} is {size} bytes (> 64 KiB): {_lds_note(ctx)}",
+    limit = _lds_limit(ctx)
+    if size is not None and size > limit:
+        ctx.report(SharedMemoryOver64K, expr, f"{what} is {size} bytes (> {limit // 1024} KiB): {_lds_note(ctx)}",
                    "shrink the tile, or choose the size per GPU at run time")
 
 
@@ -953,9 +961,10 @@ def _shared_decl(node: Node, ctx: Context) -> None:
         key = _func_key(node)
         before = st.shared_bytes.get(key, 0)
         st.shared_bytes[key] = before + total
-        if before <= LDS_LIMIT < before + total:
+        limit = _lds_limit(ctx)
+        if before <= limit < before + total:
             ctx.report(SharedMemoryOver64K, node, f"static __shared__ memory in {_function_name(ctx, node)} reaches "
-                       f"{before + total} bytes (> 64 KiB): {_lds_note(ctx)}",
+                       f"{before + total} bytes (> {limit // 1024} KiB): {_lds_note(ctx)}",
                        "shrink the tile, or move part of the buffer to dynamic shared memory sized per GPU")
 
 
@@ -1154,8 +1163,7 @@ def _name(node: Node, ctx: Context) -> None:
     elif _FP8_RE.match(name):
         fix = "choose __hip_fp8_e4m3_fnuz (gfx942) or __hip_fp8_e4m3 (gfx950, gfx12) per target"
         note = "" if ctx.options.rocm >= (7, 0, 0) else "; the OCP fp8 API compatible with cuda_fp8.h arrives in ROCm 7.0"
-        _once(ctx, "fp8", Fp8Format, node, f"fp8 type `{name}`: gfx942 uses the FNUZ encoding, "
-              f"gfx950/gfx12 the OCP encoding NVIDIA uses{note}", fix)
+        _once(ctx, "fp8", Fp8Format, node, f"fp8 type `{name}`: {_fp8_targets(ctx)}{note}", fix)
     elif node.type != "field_identifier" and _GRAPH_CONDITIONAL_RE.match(name):
         _once(ctx, "graph-cond", GraphConditional, node, f"`{name}`: conditional graph nodes are not "
               f"implemented in HIP graphs (ROCm {short_version(ctx.options.rocm)})",
@@ -1165,6 +1173,24 @@ def _name(node: Node, ctx: Context) -> None:
     if node.type == "identifier" and _GRAPH_RE.match(name):
         _once(ctx, "graph-beta", GraphBeta, node, f"`{name}`: HIP graphs are a beta API before ROCm 7.0",
               "test capture on the target release and keep a stream-only fallback")
+
+
+def _fp8_targets(ctx: Context) -> str:
+    """What the --offload-arch GPUs make of CUDA's (OCP) fp8, for HP310's message."""
+    targets = gpus.gpus(gpus.archs_of(ctx.options))
+    ocp = [g.arch for g in targets if g.fp8 == "ocp"]
+    fnuz = [g.arch for g in targets if g.fp8 != "ocp"]
+    if ocp and fnuz:
+        return (f"{', '.join(ocp)} {_use(ocp)} CUDA's OCP encoding, {', '.join(fnuz)} FNUZ: no one HIP type "
+                "means the same on all targets, so it is left as written")
+    if ocp:
+        return f"{', '.join(ocp)} {_use(ocp)} CUDA's OCP encoding: left as written, not mapped to gfx942's FNUZ type"
+    return (f"{', '.join(fnuz)} {_use(fnuz)} the FNUZ encoding (gfx950/gfx12 the OCP one NVIDIA uses): values "
+            "convert, bit patterns and ranges differ")
+
+
+def _use(archs: list[str]) -> str:
+    return "uses" if len(archs) == 1 else "use"
 
 
 @REGISTRY.visits("qualified_identifier")
