@@ -105,9 +105,12 @@ class _Pool:
                     if chunk is None:
                         exhausted = True
                         break
-                    w.conn.send(chunk)
-                    w.held.append(chunk)
+                    w.held.append(chunk)  # held first: if the send fails, the new worker gets it
                     sent += 1
+                    try:
+                        w.conn.send(chunk)
+                    except OSError:  # it died since the last answer: its EOF below replaces it
+                        break
             busy = {w.conn: w for w in self._workers if w.held}
             if not busy:
                 # Nothing held: after the drain, a chunk sent and not yielded would be

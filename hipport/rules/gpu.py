@@ -18,8 +18,9 @@ from hipport.parse import Node, text
 from hipport.registry import any_bytes_of
 from hipport.rules import REGISTRY
 
-#: A type that holds fp8 bytes or values (``__nv_fp8_e4m3``, ``__nv_fp8_storage_t``, HIP's).
-_FP8_TYPE_RE = re.compile(r"\b__(?:nv|hip)_fp8\w*")
+#: A CUDA type that holds fp8 bytes or values (``__nv_fp8_e4m3``, ``__nv_fp8_storage_t``).
+#: HIP's own types (``__hip_fp8_e4m3_fnuz``) name their encoding: code using them chose it.
+_FP8_TYPE_RE = re.compile(r"\b__nv_fp8\w*")
 _COMPARE_OPS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&", "^", "|"})
 
 
@@ -61,7 +62,7 @@ def _fp8_names(ctx: Context) -> set[str]:
     found = ctx.scratch.get("gpu:fp8-names")
     if found is None:
         found = ctx.scratch["gpu:fp8-names"] = set()
-        for m in re.finditer(rb"\b__(?:nv|hip)_fp8\w*\s*[*&]?\s*(?:const\s+)?([A-Za-z_]\w*)\s*[=;,)\[]", ctx.src):
+        for m in re.finditer(rb"\b__nv_fp8\w*\s*[*&]?\s*(?:const\s+)?([A-Za-z_]\w*)\s*[=;,)\[]", ctx.src):
             found.add(m.group(1).decode("latin-1"))
     return found
 
