@@ -200,3 +200,10 @@ def test_a_hip_guard_makes_the_cuda_arch_test_after_it_irrelevant() -> None:
     lines = sorted({f.line for f in analyze(src, "t.cu", guarded).findings})
     assert lines == [4]  # the second test still runs under HIP, always false: reported
     assert 1 in {f.line for f in analyze(src, "t.cu", Options()).findings}
+
+
+def test_a_branch_opened_by_a_cuda_macro_being_undefined_stays_maybe_both_ways() -> None:
+    src = ("#if !defined(__CUDA_ARCH__)\nhost\n#else\ndevice\n#endif\n"
+           "#ifndef __CUDACC__\nplain\n#else\ncuda\n#endif\n")
+    assert never_lines(src, build()) == []  # the port rewrites these tests: both sides matter
+    assert never_lines(src, build("MY_HIP")) == [4, 9]  # a ported project means them

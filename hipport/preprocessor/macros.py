@@ -86,11 +86,12 @@ class Macros:
         return found
 
     def decide(self, text: str) -> expr.Result:
-        """``evaluate``, except that a false result which rests on CUDA macros being
-        undefined is "maybe": evaluated again with them unknown, it is undecided."""
+        """``evaluate``, except that a result which rests on CUDA macros being undefined is
+        "maybe": evaluated again with them unknown, it is undecided. (Both ways: the
+        ``#else`` of ``#if !defined(__CUDA_ARCH__)`` is device code the port must see.)"""
         before = self.cuda_reads
         result = self.evaluate(text)
-        if result.value != 0 or self.cuda_reads == before:
+        if result.value is None or self.cuda_reads == before:
             return result
         self.soft = True
         try:
