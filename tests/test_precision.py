@@ -108,3 +108,28 @@ def test_an_alias_of_a_mapped_name_is_told_its_hip_spelling() -> None:
     (finding,) = [f for f in analyze(src.encode(), "t.cu", Options()).findings if f.code == "HP101"]
     assert "__hip_bfloat162" in finding.message and "no HIP equivalent" not in finding.message
     assert "__hip_bfloat162" in finding.suggestion
+
+
+def test_deep_mode_judges_hip_builtins_by_hip_declarations(tmp_path: Path) -> None:
+    import pytest
+
+    try:
+        from hipport.deep import ensure_available
+
+        ensure_available()
+    except Exception:  # noqa: BLE001 - no libclang: nothing to judge
+        pytest.skip("libclang (hipport[clang]) not installed")
+    from hipport.pipeline import transform
+
+    src = (b"__global__ void k(float *v) {\n"
+           b"  float x = v[threadIdx.x];\n"
+           b"  x += __shfl_down_sync(__activemask(), x, 1);\n"  # HIP's __activemask is 64-bit
+           b"  unsigned m = __activemask();\n"  # a 32-bit variable truncates it
+           b"  x += __shfl_down_sync(m, x, 1);\n"
+           b"  v[threadIdx.x] = x;\n"
+           b"}\n")
+    f = tmp_path / "k.cu"
+    f.write_bytes(src)
+    findings = transform(src, str(f), Options(engine="clang", jobs=1))[1]
+    assert 3 not in {x.line for x in findings if x.code in ("HP201", "HP202")}
+    assert 4 in {x.line for x in findings if x.code == "HP202"}

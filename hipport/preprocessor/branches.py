@@ -31,7 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from hipport.preprocessor import directives as dv
-from hipport.preprocessor.macros import UNSEEN, Macro, Macros, Recorder
+from hipport.preprocessor.macros import UNSEEN, Macro, Macros, Recorder, _absent
 from hipport.preprocessor.passes import Build, passes
 
 MAX_DEPTH = 24
@@ -54,7 +54,7 @@ class Branches:
     #: whether some pass surely compiles each gap between them
     own: tuple[bytes, tuple, tuple[bool, ...]] | None = field(default=None, repr=False)
     _starts: list[int] = field(default_factory=list, repr=False)
-    _own_names: frozenset[str] | None = field(default=None, repr=False)
+    _own_names: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def never_compiled(self, offset: int) -> bool:
         i = bisect.bisect_right(self._starts, offset) - 1
@@ -75,11 +75,11 @@ class Branches:
             return True
         if self.own is None:
             return False
-        if self._own_names is None:
+        found = self._own_names.get(name)
+        if found is None:
             src, items, sure = self.own
-            gaps = dv.declared(src, items)
-            self._own_names = frozenset().union(*(g for g, ok in zip(gaps, sure) if ok))
-        return name in self._own_names
+            found = self._own_names[name] = any(sure[g] for g in dv.declares(src, items, name))
+        return found
 
 
 NOTHING = Branches()
@@ -233,8 +233,13 @@ class _Pass:
         """Process a header, or replay what it did last time the macros it reads were the same."""
         macros = self.macros
         memo_key = (key, stamp, active)
+        if macros.recorders:  # inside another header's recording: its reads must be seen
+            matches = lambda reads: all(macros.state(n) == st for n, st in reads)  # noqa: E731
+        else:
+            get, pattern = macros.table.get, macros.undefined_pattern
+            matches = lambda reads: all((get(n) or _absent(pattern, n)) == st for n, st in reads)  # noqa: E731
         for reads, writes in _MEMO.get(memo_key, ()):
-            if all(macros.state(n) == st for n, st in reads):
+            if matches(reads):
                 for n, st in writes:
                     macros.set(n, st)
                 return

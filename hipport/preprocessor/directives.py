@@ -161,3 +161,23 @@ def declared(src: bytes, items: list[Directive] | tuple[Directive, ...]) -> tupl
                 continue  # inside a directive: a #define body is the macro's, not a declaration
             out[gap].add(name)
     return tuple(frozenset(names) for names in out)
+
+
+def declares(src: bytes, items: list[Directive] | tuple[Directive, ...], name: str) -> set[int]:
+    """The gaps (as ``declared`` numbers them) where the code declares ``name``: the same
+    shapes, looked for one name only (a file's own names are asked about one at a time)."""
+    word = name.encode("latin-1")
+    if word not in src or name in _NOT_FUNCTIONS:
+        return set()
+    w = re.escape(word)
+    shapes = (rb"\btypedef\b[^;{}]*?\b" + w + rb"\s*(?:\[[^\]]*\]\s*)*;",
+              rb"\busing\s+" + w + rb"\s*=",
+              rb"\b" + w + rb"\s*\((?:[^;{}()]|\([^;{}()]*\))*\)\s*(?:const\s*)?(?:noexcept\s*)?\{")
+    starts = [d.start for d in items]
+    gaps = set()
+    for shape in shapes:
+        for m in re.finditer(shape, src):
+            gap = bisect.bisect_right(starts, m.start())
+            if not (gap and m.start() < items[gap - 1].end):
+                gaps.add(gap)
+    return gaps

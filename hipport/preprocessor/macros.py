@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from hipport.preprocessor import expr
 
@@ -36,6 +37,12 @@ class _State:
 
 UNDEFINED = _State("UNDEFINED")
 MAYBE = _State("MAYBE")
+
+
+@lru_cache(maxsize=65536)
+def _absent(pattern: re.Pattern | None, name: str) -> "_State":
+    """The state of a name not in the table: UNDEFINED when the pattern says so, else UNSEEN."""
+    return UNDEFINED if pattern is not None and pattern.match(name) else UNSEEN
 #: A name never met: read as MAYBE; a ``#define`` only in a skipped branch makes it UNDEFINED.
 UNSEEN = _State("UNSEEN")
 
@@ -75,10 +82,10 @@ class Macros:
     def state(self, name: str) -> State:
         found = self.table.get(name)
         if found is None:
-            pattern = self.undefined_pattern
-            found = UNDEFINED if pattern is not None and pattern.match(name) else UNSEEN
-        for r in self.recorders:
-            r.read(name, found)
+            found = _absent(self.undefined_pattern, name)
+        if self.recorders:
+            for r in self.recorders:
+                r.read(name, found)
         if found is UNDEFINED and name in self.cuda:
             self.cuda_reads += 1
             if self.soft:

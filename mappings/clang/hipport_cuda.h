@@ -9,6 +9,9 @@
  *
  * The warp-sync intrinsics are templates on purpose: the mask argument then keeps the type
  * the caller wrote (no implicit conversion), which is what the HP2xx mask rules inspect.
+ * Builtins HIP provides return what HIP's declare (amd_warp_sync_functions.h,
+ * amd_warp_functions.h): lane masks are 64-bit (`unsigned long long`), so a mask passed
+ * straight from `__activemask()` or `__ballot_sync(...)` is judged as it compiles for HIP.
  *
  * Like nvcc, it includes <cuda_runtime.h>: a real one on the include path (from
  * compile_commands.json or --clang-arg -I...) wins; otherwise the small stub in include/
@@ -71,24 +74,24 @@ template <class M, class T> __device__ T __shfl_sync(M mask, T var, int src, int
 template <class M, class T> __device__ T __shfl_up_sync(M mask, T var, unsigned d, int width = 32);
 template <class M, class T> __device__ T __shfl_down_sync(M mask, T var, unsigned d, int width = 32);
 template <class M, class T> __device__ T __shfl_xor_sync(M mask, T var, int m, int width = 32);
-template <class M> __device__ unsigned __ballot_sync(M mask, int pred);
+template <class M> __device__ unsigned long long __ballot_sync(M mask, int pred);
 template <class M> __device__ int __any_sync(M mask, int pred);
 template <class M> __device__ int __all_sync(M mask, int pred);
 template <class M> __device__ int __uni_sync(M mask, int pred);
-template <class M, class T> __device__ unsigned __match_any_sync(M mask, T value);
-template <class M, class T> __device__ unsigned __match_all_sync(M mask, T value, int *pred);
+template <class M, class T> __device__ unsigned long long __match_any_sync(M mask, T value);
+template <class M, class T> __device__ unsigned long long __match_all_sync(M mask, T value, int *pred);
 template <class M, class T> __device__ T __reduce_add_sync(M mask, T value);
 template <class M, class T> __device__ T __reduce_min_sync(M mask, T value);
 template <class M, class T> __device__ T __reduce_max_sync(M mask, T value);
 template <class M, class T> __device__ T __reduce_and_sync(M mask, T value);
 template <class M, class T> __device__ T __reduce_or_sync(M mask, T value);
 template <class M, class T> __device__ T __reduce_xor_sync(M mask, T value);
-__device__ unsigned __activemask();
+__device__ unsigned long long __activemask();
 template <class T> __device__ T __shfl(T var, int src, int width = 32);
 template <class T> __device__ T __shfl_up(T var, unsigned d, int width = 32);
 template <class T> __device__ T __shfl_down(T var, unsigned d, int width = 32);
 template <class T> __device__ T __shfl_xor(T var, int m, int width = 32);
-__device__ unsigned __ballot(int pred);
+__device__ unsigned long long __ballot(int pred);
 
 __device__ int __popc(unsigned);
 __device__ int __popcll(unsigned long long);
