@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hipport import gpus
 from hipport.edits import Edit
 from hipport.findings import Finding, Severity
 from hipport.guards import cuda_only_ranges
@@ -147,6 +148,8 @@ class Context:
             return False
         if not rule.applies_to(opts.rocm):
             return False
+        if rule.code in gpus.wave64_rules() and gpus.wave32_only(gpus.archs_of(opts)):
+            return False  # 32-lane code on GPUs that all run 32-lane waves (RDNA)
         hidden = self.in_cuda_only_branch(start)  # code a HIP build does not compile
         if hidden and not opts.all_branches:
             return False

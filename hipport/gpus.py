@@ -91,6 +91,17 @@ def wave_sizes(archs: tuple[str, ...]) -> frozenset[int]:
     return frozenset(g.wave for g in gpus(archs))
 
 
+def wave32_only(archs: tuple[str, ...]) -> bool:
+    """Whether every target runs 32-lane waves (then 32-lane code is right as written)."""
+    return 64 not in wave_sizes(archs)
+
+
+@lru_cache(maxsize=1)
+def wave64_rules() -> frozenset[str]:
+    """Codes of the rules that only matter on wave64 (``mappings/gpus.toml``)."""
+    return frozenset(table()["wave64_rules"])
+
+
 def lds_limit(archs: tuple[str, ...]) -> int:
     """Bytes of LDS per block every target has (the smallest)."""
     return min(g.lds_kib for g in gpus(archs)) * 1024

@@ -99,3 +99,14 @@ def test_config_keys(tmp_path: Path) -> None:
     f = tmp_path / "k.cu"
     result = CliRunner().invoke(main, ["check", str(f), "--no-cache"], catch_exceptions=False)
     assert result.exit_code == 2 and "gfx12345" in result.output
+
+
+def test_wave_size_rules_follow_the_gpus() -> None:
+    src = ("__global__ void k(int *o) {\n"
+           "  int lane = threadIdx.x & 31;\n"
+           "  o[lane] = __shfl_down_sync(0xffffffffffffffffull, o[lane], 16);\n"
+           "}\n")
+    assert {"HP204", "HP214"} <= {f.code for f in run(src).findings}  # gfx942: wave64
+    assert not {"HP204", "HP214"} & {f.code for f in run(src, offload_arch=("gfx1100",)).findings}
+    assert {"HP204", "HP214"} <= {f.code for f in run(src, offload_arch=("gfx1100:wave64",)).findings}
+    assert {"HP204", "HP214"} <= {f.code for f in run(src, offload_arch=("gfx1100", "gfx942")).findings}

@@ -48,8 +48,10 @@ class Branches:
     never: list[tuple[int, int]] = field(default_factory=list)  # sorted, disjoint
     #: per pass, the irrelevant (start, end) spans of conditions the pass evaluated or skipped
     irrelevant: list[list[tuple[int, int]]] = field(default_factory=list)
-    #: names the project's headers define, typedef or implement where a pass surely compiles
+    #: names the project's #defines define where a pass surely compiles them
     from_headers: frozenset[str] = frozenset()
+    #: headers whose code a pass surely compiles: path -> (directives, bytes, the sure gaps)
+    sure_headers: dict[str, tuple[tuple, bytes, frozenset[int]]] = field(default_factory=dict, repr=False)
     #: for the file's own declarations, read only when asked: its bytes, its directives and
     #: whether some pass surely compiles each gap between them
     own: tuple[bytes, tuple, tuple[bool, ...]] | None = field(default=None, repr=False)
@@ -78,7 +80,10 @@ class Branches:
         found = self._own_names.get(name)
         if found is None:
             src, items, sure = self.own
-            found = self._own_names[name] = any(sure[g] for g in dv.declares(src, items, name))
+            found = any(sure[g] for g in dv.declares(src, items, name)) or any(
+                not gaps.isdisjoint(_declares(key, data, items, name))
+                for key, (items, data, gaps) in self.sure_headers.items())
+            self._own_names[name] = found
         return found
 
 
@@ -96,8 +101,18 @@ def analyze(src: bytes, path: str, build: Build) -> Branches:
     results = [_Pass(macros.copy(), base).run(own, path) for macros in passes(build)]
     found = _combine(results)
     found.from_headers = frozenset(
-        key[len(_PROVIDES):] for r in results for key, st in r.macros.table.items()
+        key[len(_PROVIDES):] for r in results for key, st in r.macros.pseudo.items()
         if key.startswith(_PROVIDES) and st is not UNSEEN)
+    for r in results:  # what each pass surely compiled of each header (replayed ones too)
+        for key, st in r.macros.pseudo.items():
+            if key.startswith(_GAPS) and isinstance(st, Macro) and st.body:
+                path = key[len(_GAPS):]
+                source = r.sources.get(path) or (_header(path) or ((None, None),))[0]
+                items, data = source  # a header a replayed memo entered is read from the cache
+                if items is None:
+                    continue
+                old = found.sure_headers.get(path, (items, data, frozenset()))[2]
+                found.sure_headers[path] = (items, data, old | {int(g) for g in st.body.split(",")})
     own_sure = tuple(any(r.gaps[i] == 1 for r in results) for i in range(len(own) + 1))
     found.own = (src, tuple(own), own_sure)
     for r in results:  # the file's own #defines where a pass surely compiles them
@@ -125,6 +140,7 @@ class _Pass:
         self.branches: list[tuple[int, int, int | None]] = []
         self.irrelevant: list[tuple[int, int]] = []
         self.gaps: list[int | None] = []  # the file's own: activity before each directive, and after
+        self.sources: dict[str, tuple[tuple, bytes]] = {}  # headers met: path -> (directives, bytes)
 
     def run(self, own: list[dv.Directive], path: str) -> "_Pass":
         self.macros.set(_SEEN + os.path.normpath(path), Macro("1"))  # a header including it
@@ -132,18 +148,18 @@ class _Pass:
         return self
 
     def _directives(self, items: list[dv.Directive] | tuple[dv.Directive, ...], outer: int | None,
-                    here: Path | None, depth: int, record: bool,
-                    gaps: tuple[frozenset[str], ...] = ()) -> None:
-        """Run ``items``; ``gaps`` are a header's declarations between them (``dv.declared``)."""
+                    here: Path | None, depth: int, record: bool, header: str = "") -> None:
+        """Run ``items`` (of the file itself when ``record``, else of the ``header`` at that
+        path, whose surely compiled gaps are noted for ``Branches.provides``)."""
         # Each frame: [parent activity, taken so far, this branch's activity, body start]
         stack: list[list] = []
         active: int | None = outer
+        sure: list[int] = []
         for i, d in enumerate(items):
             if record:
                 self.gaps.append(active)
-            elif active == 1 and gaps and gaps[i]:
-                for name in gaps[i]:
-                    self.macros.set(_PROVIDES + name, Macro("1"))
+            elif active == 1:
+                sure.append(i)
             k = d.kind
             if k in ("if", "ifdef", "ifndef"):
                 cond = self._condition(d, active, record)
@@ -188,9 +204,11 @@ class _Pass:
             self.gaps.append(active)
             for parent, _, now, body in reversed(stack):  # unterminated: to the end of the file
                 self.branches.append((body, 1 << 62, now))
-        elif active == 1 and gaps and gaps[-1]:
-            for name in gaps[-1]:
-                self.macros.set(_PROVIDES + name, Macro("1"))
+        else:
+            if active == 1:
+                sure.append(len(items))
+            if sure:
+                self.macros.set(_GAPS + header, Macro(",".join(map(str, sure))))
 
     def _condition(self, d: dv.Directive, active: int | None, record: bool) -> int | None:
         """The value of the directive's condition; not evaluated where the pass cannot reach."""
@@ -225,10 +243,11 @@ class _Pass:
             found = _header(key)
             if found is not None:
                 self.headers += 1
+                self.sources[key] = found[0]
                 self._enter(key, *found, active, depth)
                 return
 
-    def _enter(self, key: str, found: tuple[tuple[dv.Directive, ...], tuple[frozenset[str], ...]],
+    def _enter(self, key: str, found: tuple[tuple[dv.Directive, ...], bytes],
                stamp: tuple[int, int], active: int | None, depth: int) -> None:
         """Process a header, or replay what it did last time the macros it reads were the same."""
         macros = self.macros
@@ -240,15 +259,13 @@ class _Pass:
             matches = lambda reads: all((get(n) or _absent(pattern, n)) == st for n, st in reads)  # noqa: E731
         for reads, writes in _MEMO.get(memo_key, ()):
             if matches(reads):
-                for n, st in writes:
-                    macros.set(n, st)
+                macros.replay(writes)
                 return
         recorder = Recorder()
         macros.recorders.append(recorder)
         try:
             macros.set(_SEEN + key, Macro("1"))
-            items, gaps = found
-            self._directives(items, active, Path(key).parent, depth + 1, record=False, gaps=gaps)
+            self._directives(found[0], active, Path(key).parent, depth + 1, record=False, header=key)
         finally:
             macros.recorders.pop()
         entries = _MEMO.setdefault(memo_key, [])
@@ -263,20 +280,37 @@ MEMO_PER_HEADER = 32
 _SEEN = "#include "
 #: The pseudo-macro that records a name the project provides (``Branches.provides``).
 _PROVIDES = "#provides "
+#: The pseudo-macro that records which gaps of a header a pass surely compiles.
+_GAPS = "#compiled "
 
 
 @lru_cache(maxsize=512)
-def _header_cached(path: str, mtime_ns: int, size: int) -> tuple[tuple[dv.Directive, ...], tuple]:
-    """A header's directives and what it declares between them (``dv.declared``)."""
+def _header_cached(path: str, mtime_ns: int, size: int) -> tuple[tuple[dv.Directive, ...], bytes]:
+    """A header's directives, and its bytes (for ``Branches.provides``)."""
     with open(path, "rb") as f:
         data = f.read(MAX_HEADER_BYTES)
-    items = tuple(dv.scan(data))
-    return items, dv.declared(data, items)
+    return tuple(dv.scan(data)), data
 
 
+def _declares(path: str, data: bytes, items: tuple, name: str) -> frozenset[int]:
+    """The gaps of a header where it declares ``name`` (``dv.declares``), once per name."""
+    key = (path, hash(data), name)  # a bytes object keeps its hash: cheap after the first
+    found = _DECLARES.get(key)
+    if found is None:
+        if len(_DECLARES) > 100_000:
+            _DECLARES.clear()
+        found = _DECLARES[key] = frozenset(dv.declares(data, items, name))
+    return found
+
+
+_DECLARES: dict[tuple[str, int, str], frozenset[int]] = {}
+
+
+@lru_cache(maxsize=4096)
 def _header(path: str) -> tuple[tuple, tuple[int, int]] | None:
-    """The directives of a project header and its (mtime, size), or None when it is not a
-    readable regular file (a FIFO or a device would block or never end)."""
+    """The directives and bytes of a project header and its (mtime, size), or None when it
+    is not a readable regular file (a FIFO or a device would block or never end). Looked up
+    once per process: every file of a tree includes the same few headers, in every pass."""
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HEADER_BYTES:

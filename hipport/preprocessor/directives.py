@@ -70,7 +70,7 @@ def scan(src: bytes) -> list[Directive]:
     """The directives of ``src`` that the branch model reads, in order."""
     if b"#" not in src:
         return []
-    spans = [(m.start(), m.end()) for m in _LEXEMES.finditer(src)]
+    spans = _spans(src)
     starts = [s for s, _ in spans]
     out: list[Directive] = []
     pos = 0
@@ -86,6 +86,31 @@ def scan(src: bytes) -> list[Directive]:
         arg_start = m.end()
         out.append(Directive(kind, start, end, arg_start, _blank(src, arg_start, end, spans, starts)))
     return out
+
+
+def _spans(src: bytes) -> list[tuple[int, int]]:
+    """The comments and literals that can hide a ``#`` at a line start or carry a
+    directive over a newline: block comments (and raw strings, when the file has any).
+
+    Lexing every string and line comment of a file cost more than the rest of the branch
+    model; a ``/*`` only needs its own line looked at, to tell a comment from a ``"src/*"``.
+    """
+    if b'R"' in src:
+        return [(m.start(), m.end()) for m in _LEXEMES.finditer(src)]
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while (at := src.find(b"/*", pos)) >= 0:
+        line = src.rfind(b"\n", 0, at) + 1
+        nl = src.find(b"\n", at)
+        hidden = any(m.start() < at < m.end() for m in _LEXEMES.finditer(src, line, len(src) if nl < 0 else nl))
+        if hidden:  # inside a string or after // on its line
+            pos = at + 2
+            continue
+        close = src.find(b"*/", at + 2)
+        end = len(src) if close < 0 else close + 2
+        spans.append((at, end))
+        pos = end
+    return spans
 
 
 def _inside(spans: list[tuple[int, int]], starts: list[int], offset: int) -> bool:
@@ -125,59 +150,65 @@ def _blank(src: bytes, start: int, end: int, spans: list[tuple[int, int]], start
             lo, hi = max(s, start) - start, min(e, end) - start
             text[lo:hi] = b" " * (hi - lo)
         i += 1
+    if b"//" in text:  # line comments are not in ``spans``: lex the directive's own text
+        for m in _LEXEMES.finditer(bytes(text)):
+            if m.group(0).startswith(b"//"):
+                text[m.start():m.end()] = b" " * (m.end() - m.start())
     text = _CONTINUATION.sub(lambda m: b" " * len(m.group(0)), bytes(text))
     return text.decode("latin-1").rstrip("\r\n")
 
 
-#: What a project's own code declares between directives, found by shape, not parsed:
-#: ``typedef … NAME;``, ``using NAME =``, and a function defined as ``NAME(…) {``. A
-#: project that provides a CUDA name itself for its HIP build (llama.cpp's HIP header
-#: typedefs ``nv_bfloat162`` and defines ``__vsub4``) has already ported that name.
-#: Three patterns, each run over the whole buffer once (one alternation is several times
-#: slower: the regex engine loses each pattern's literal prefix).
-_DECLARATIONS = (
-    re.compile(rb"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*;"),
-    re.compile(rb"\busing\s+([A-Za-z_]\w*)\s*="),
-    re.compile(rb"\b([A-Za-z_]\w*)\s*\((?:[^;{}()]|\([^;{}()]*\))*\)\s*(?:const\s*)?(?:noexcept\s*)?\{"),
-)
+#: What follows a declared name: ``(…) {`` (a function definition), ``;`` or ``[…];`` (the
+#: end of a typedef), ``=`` (an alias, after ``using``).
+_FUNCTION_TAIL = re.compile(rb"\s*\((?:[^;{}()]|\([^;{}()]*\))*\)\s*(?:const\s*)?(?:noexcept\s*)?\{")
+_TYPEDEF_TAIL = re.compile(rb"\s*(?:\[[^\]]*\]\s*)*;")
+_USING_HEAD = re.compile(rb"\busing\s+$")
+_TYPEDEF_WORD = re.compile(rb"\btypedef\b")
+
+#: A name the code cannot be declaring with the function shape below.
 _NOT_FUNCTIONS = frozenset({
     "if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof",
     "static_assert", "defined", "__launch_bounds__", "__attribute__", "__declspec", "do",
 })
 
 
-def declared(src: bytes, items: list[Directive] | tuple[Directive, ...]) -> tuple[frozenset[str], ...]:
-    """Per gap between directives (before the first, between each pair, after the last),
-    the names the code there declares: ``len(items) + 1`` sets."""
-    starts = [d.start for d in items]
-    out: list[set[str]] = [set() for _ in range(len(items) + 1)]
-    for pattern in _DECLARATIONS:
-        for m in pattern.finditer(src):
-            name = m.group(1).decode("latin-1")
-            if name in _NOT_FUNCTIONS:
-                continue
-            gap = bisect.bisect_right(starts, m.start())
-            if gap and m.start() < items[gap - 1].end:
-                continue  # inside a directive: a #define body is the macro's, not a declaration
-            out[gap].add(name)
-    return tuple(frozenset(names) for names in out)
-
-
 def declares(src: bytes, items: list[Directive] | tuple[Directive, ...], name: str) -> set[int]:
-    """The gaps (as ``declared`` numbers them) where the code declares ``name``: the same
-    shapes, looked for one name only (a file's own names are asked about one at a time)."""
+    """The gaps between directives (0 before the first, i before ``items[i]``, the last
+    after all) where the code declares ``name``, found by shape, not parsed: ``typedef …
+    NAME;``, ``using NAME =``, a function defined as ``NAME(…) {``. A project that provides a
+    CUDA name itself for its HIP build (llama.cpp's HIP header typedefs ``nv_bfloat162`` and
+    defines ``__vsub4``) has already ported that name.
+
+    Only the places the name is spelled are looked at (a regex over the whole buffer per
+    name cost more than the rest of the branch model)."""
     word = name.encode("latin-1")
-    if word not in src or name in _NOT_FUNCTIONS:
+    if name in _NOT_FUNCTIONS:
         return set()
-    w = re.escape(word)
-    shapes = (rb"\btypedef\b[^;{}]*?\b" + w + rb"\s*(?:\[[^\]]*\]\s*)*;",
-              rb"\busing\s+" + w + rb"\s*=",
-              rb"\b" + w + rb"\s*\((?:[^;{}()]|\([^;{}()]*\))*\)\s*(?:const\s*)?(?:noexcept\s*)?\{")
     starts = [d.start for d in items]
-    gaps = set()
-    for shape in shapes:
-        for m in re.finditer(shape, src):
-            gap = bisect.bisect_right(starts, m.start())
-            if not (gap and m.start() < items[gap - 1].end):
+    gaps: set[int] = set()
+    at = src.find(word)
+    while at >= 0:
+        end = at + len(word)
+        whole = (at == 0 or not _is_word(src[at - 1])) and (end == len(src) or not _is_word(src[end]))
+        if whole and _declared_at(src, at, end):
+            gap = bisect.bisect_right(starts, at)
+            if not (gap and at < items[gap - 1].end):  # inside a directive: a macro body's text
                 gaps.add(gap)
+        at = src.find(word, end)
     return gaps
+
+
+def _is_word(byte: int) -> bool:
+    return byte == 95 or 48 <= byte <= 57 or 65 <= byte <= 90 or 97 <= byte <= 122
+
+
+def _declared_at(src: bytes, at: int, end: int) -> bool:
+    """Whether the name at ``src[at:end]`` is being declared (see ``declares``)."""
+    if _FUNCTION_TAIL.match(src, end):
+        return True
+    if _USING_HEAD.search(src, max(0, at - 64), at):
+        return True
+    if _TYPEDEF_TAIL.match(src, end):
+        stmt = max(src.rfind(b";", 0, at), src.rfind(b"{", 0, at), src.rfind(b"}", 0, at)) + 1
+        return _TYPEDEF_WORD.search(src, stmt, at) is not None
+    return False

@@ -75,6 +75,7 @@ class Macros:
         self.cuda_reads = 0  # CUDA macros read as undefined, so a caller can tell
         self.soft = False  # while True, CUDA macros still undefined read as MAYBE
         self.recorders: list[Recorder] = []
+        self.pseudo: dict[str, State] = {k: v for k, v in self.table.items() if k[0] == "#"}
 
     def copy(self) -> "Macros":
         return Macros(self.table, self.undefined_pattern, self.cuda)
@@ -116,8 +117,19 @@ class Macros:
 
     def set(self, name: str, state: State) -> None:
         self.table[name] = state
+        if name[0] == "#":  # a pseudo-macro (``branches``): kept apart too, to be listed cheaply
+            self.pseudo[name] = state
         for r in self.recorders:
             r.writes[name] = state
+
+    def replay(self, writes: tuple[tuple[str, State], ...]) -> None:
+        """``set`` each of ``writes`` (what a header did, replayed from the memo)."""
+        if self.recorders:
+            for name, state in writes:
+                self.set(name, state)
+            return
+        self.table.update(writes)
+        self.pseudo.update(w for w in writes if w[0][0] == "#")
 
     def defined(self, name: str) -> expr.Value:
         s = self.state(name)
