@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import os
+from collections.abc import Callable
 import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -57,6 +58,8 @@ class Branches:
     own: tuple[bytes, tuple, tuple[bool, ...]] | None = field(default=None, repr=False)
     _starts: list[int] = field(default_factory=list, repr=False)
     _own_names: dict[str, bool] = field(default_factory=dict, repr=False)
+    #: for a file without conditionals: the analysis ``provides`` runs when first asked
+    pending: Callable[[], "Branches"] | None = field(default=None, repr=False)
 
     def never_compiled(self, offset: int) -> bool:
         i = bisect.bisect_right(self._starts, offset) - 1
@@ -73,6 +76,9 @@ class Branches:
     def provides(self, name: str) -> bool:
         """Whether the project itself defines ``name`` (a macro, typedef or function) in
         code a HIP build surely compiles: its own port of that name."""
+        if self.pending is not None:
+            full, self.pending = self.pending(), None
+            self.from_headers, self.sure_headers, self.own = full.from_headers, full.sure_headers, full.own
         if name in self.from_headers:
             return True
         if self.own is None:
@@ -91,12 +97,21 @@ NOTHING = Branches()
 
 
 def analyze(src: bytes, path: str, build: Build) -> Branches:
-    """The branches of ``src`` (the bytes of ``path``) no pass of ``build`` compiles."""
+    """The branches of ``src`` (the bytes of ``path``) no pass of ``build`` compiles.
+
+    A file without conditionals has no such branch; its headers still tell what the
+    project provides, worked out only if ``provides`` is asked (most files never are)."""
     if not any(c in src for c in _CONDITIONALS):
         return NOTHING
     own = dv.scan(src)
-    if not any(d.kind.startswith(("if", "el")) or d.include for d in own):
-        return NOTHING
+    if not any(d.kind.startswith(("if", "el")) for d in own):
+        if not any(d.include for d in own):
+            return NOTHING
+        return Branches(pending=lambda: _analyze(src, path, build, own))
+    return _analyze(src, path, build, own)
+
+
+def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Branches:
     base = _directory(path)
     results = [_Pass(macros.copy(), base).run(own, path) for macros in passes(build)]
     found = _combine(results)
@@ -106,13 +121,13 @@ def analyze(src: bytes, path: str, build: Build) -> Branches:
     for r in results:  # what each pass surely compiled of each header (replayed ones too)
         for key, st in r.macros.pseudo.items():
             if key.startswith(_GAPS) and isinstance(st, Macro) and st.body:
-                path = key[len(_GAPS):]
-                source = r.sources.get(path) or (_header(path) or ((None, None),))[0]
+                header = key[len(_GAPS):]
+                source = r.sources.get(header) or (_header(header) or ((None, None),))[0]
                 items, data = source  # a header a replayed memo entered is read from the cache
                 if items is None:
                     continue
-                old = found.sure_headers.get(path, (items, data, frozenset()))[2]
-                found.sure_headers[path] = (items, data, old | {int(g) for g in st.body.split(",")})
+                old = found.sure_headers.get(header, (items, data, frozenset()))[2]
+                found.sure_headers[header] = (items, data, old | {int(g) for g in st.body.split(",")})
     own_sure = tuple(any(r.gaps[i] == 1 for r in results) for i in range(len(own) + 1))
     found.own = (src, tuple(own), own_sure)
     for r in results:  # the file's own #defines where a pass surely compiles them
