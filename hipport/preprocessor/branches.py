@@ -113,7 +113,11 @@ def analyze(src: bytes, path: str, build: Build) -> Branches:
 
 def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Branches:
     base = _directory(path)
-    results = [_Pass(macros.copy(), base).run(own, path) for macros in passes(build)]
+    host, *devices = passes(build)
+    results = [_Pass(macros.copy(), base).run(own, path) for macros in devices]
+    if any(r.macros.read_pass_dependent for r in results) or not results:
+        results.append(_Pass(host.copy(), base).run(own, path))
+    # else: nothing the passes differ in was read, so the host pass decides as they do
     found = _combine(results)
     found.from_headers = frozenset(
         key[len(_PROVIDES):] for r in results for key, st in r.macros.pseudo.items()
@@ -272,8 +276,9 @@ class _Pass:
         else:
             get, pattern = macros.table.get, macros.undefined_pattern
             matches = lambda reads: all((get(n) or _absent(pattern, n)) == st for n, st in reads)  # noqa: E731
-        for reads, writes in _MEMO.get(memo_key, ()):
+        for reads, writes, dependent in _MEMO.get(memo_key, ()):
             if matches(reads):
+                macros.read_pass_dependent |= dependent
                 macros.replay(writes)
                 return
         recorder = Recorder()
@@ -285,11 +290,13 @@ class _Pass:
             macros.recorders.pop()
         entries = _MEMO.setdefault(memo_key, [])
         if len(entries) < MEMO_PER_HEADER:
-            entries.append((tuple(recorder.reads.items()), tuple(recorder.writes.items())))
+            reads = tuple(recorder.reads.items())
+            entries.append((reads, tuple(recorder.writes.items()),
+                            any(n in macros.pass_dependent for n, _ in reads)))
 
 
 #: (header path, its mtime and size, activity) -> what processing it read and wrote, per distinct set of reads.
-_MEMO: dict[tuple[str, tuple[int, int], int | None], list[tuple[tuple, tuple]]] = {}
+_MEMO: dict[tuple[str, tuple[int, int], int | None], list[tuple[tuple, tuple, bool]]] = {}
 MEMO_PER_HEADER = 32
 #: The pseudo-macro that records a header as included (so the memo sees it as a read).
 _SEEN = "#include "

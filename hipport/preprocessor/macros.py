@@ -76,14 +76,22 @@ class Macros:
         self.soft = False  # while True, CUDA macros still undefined read as MAYBE
         self.recorders: list[Recorder] = []
         self.pseudo: dict[str, State] = {k: v for k, v in self.table.items() if k[0] == "#"}
+        #: Names whose state differs between the host and a device pass (``passes``), and
+        #: whether this pass has read one: if not, the host pass would decide alike.
+        self.pass_dependent: frozenset[str] = frozenset()
+        self.read_pass_dependent = False
 
     def copy(self) -> "Macros":
-        return Macros(self.table, self.undefined_pattern, self.cuda)
+        m = Macros(self.table, self.undefined_pattern, self.cuda)
+        m.pass_dependent = self.pass_dependent
+        return m
 
     def state(self, name: str) -> State:
         found = self.table.get(name)
         if found is None:
             found = _absent(self.undefined_pattern, name)
+        if name in self.pass_dependent:
+            self.read_pass_dependent = True
         if self.recorders:
             for r in self.recorders:
                 r.read(name, found)

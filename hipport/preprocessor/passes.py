@@ -75,4 +75,9 @@ def passes(build: Build) -> tuple[Macros, ...]:
             table[name] = Macro(str(gpu.wave)) if build.rocm < waves_until else UNDEFINED
         table.update({k: Macro(v) for k, v in user.items()})
         out.append(Macros(table, pattern, cuda))
+    host_pass = out[0]
+    differs = frozenset(n for m in out[1:] for n in set(m.table) | set(host_pass.table)
+                        if m.state(n) != host_pass.state(n))
+    for m in out:
+        m.pass_dependent = differs
     return tuple(out)
