@@ -73,6 +73,7 @@ def test_more_entries_than_the_bound_are_named(tmp_path):
     ("unary_minus", "evil.py", "nested too deeply"),
     ("deep_toml", "pyproject.toml", f"limit of {MAX_DEPTH}"),
     ("deep_yaml", "environment.yml", f"limit of {MAX_DEPTH}"),
+    ("deep_yaml_block", "environment.yml", "nested too deeply for the YAML parser"),
 ])
 def test_deep_nesting_is_one_named_error(tmp_path, build, path, words):
     getattr(hostile, build)(tmp_path)

@@ -79,7 +79,7 @@ def test_setup_py_is_read_statically(tmp_path):
         "      extras_require={'trt': ['tensorrt'], 'dyn': compute()},",
         "      ext_modules=[CUDAExtension('pkg._C', ['a.cu', 'b.cpp']), Extension('plain', ['c.c'])])",
     ]))
-    reqs, extensions, issues, modules = read_setup_py(path, "setup.py")
+    reqs, extensions, issues, modules, _ = read_setup_py(path, "setup.py")
     assert [r.name for r in reqs] == ["numpy", "torch", "xformers", "tensorrt"]
     assert [r.group for r in reqs][-1] == "trt" and reqs[-1].optional and not reqs[0].optional
     assert [(e.name, e.sources, e.hip_path) for e in extensions] == [("pkg._C", ("a.cu", "b.cpp"), False)]
@@ -89,14 +89,14 @@ def test_setup_py_is_read_statically(tmp_path):
 
 def test_setup_py_with_computed_requirements_says_so(tmp_path):
     path = write(tmp_path, "setup.py", "setup(install_requires=open('r.txt').read().splitlines())\n")
-    reqs, _, issues, _ = read_setup_py(path, "setup.py")
+    reqs, _, issues, _, _ = read_setup_py(path, "setup.py")
     assert reqs == [] and "computed at run time" in issues[0].message
 
 
 def test_setup_cfg(tmp_path):
     path = write(tmp_path, "setup.cfg", "[options]\ninstall_requires =\n    torch\n    pycuda>=2022\n"
                                         "[options.extras_require]\ngpu = cupy-cuda12x\n")
-    reqs, issues = read_setup_cfg(path, "setup.cfg")
+    reqs, issues, _ = read_setup_cfg(path, "setup.cfg")
     assert [(r.name, r.group) for r in reqs] == [("torch", ""), ("pycuda", ""), ("cupy-cuda12x", "gpu")]
     assert not issues
 
@@ -119,7 +119,7 @@ dev-dependencies = ["pytest"]
 [[tool.uv.index]]
 url = "https://download.pytorch.org/whl/cu124"
 """)
-    reqs, issues, indexes = read_pyproject(path, "pyproject.toml")
+    reqs, issues, indexes, _ = read_pyproject(path, "pyproject.toml")
     got = {r.name: (r.specifier, r.group) for r in reqs}
     assert got["flash-attn"] == (">=2.6.2", "fast")
     assert got["bitsandbytes"] == (">=0.43,<0.44", "")

@@ -154,7 +154,7 @@ def test_readme_reads_code_blocks_not_prose_and_skips_the_amd_section(tmp_path):
     ("git+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch", "tiny-cuda-nn", {"url": True}),
     ("pytorch3d @ git+https://github.com/facebookresearch/pytorch3d.git@stable", "pytorch3d", {"url": True}),
     ("https://github.com/o/repo/archive/refs/heads/main.zip", "repo", {"url": True}),
-    ("https://x.org/whl/torch-2.1.0%2Bcu121-cp310-cp310-linux_x86_64.whl", None, {}),
+    ("https://x.org/whl/torch-2.1.0%2Bcu121-cp310-cp310-linux_x86_64.whl", "torch", {"local": "cu121"}),
     ("https://x.org/whl/torch-2.1.0+cu121-cp310-cp310-linux_x86_64.whl", "torch", {"local": "cu121"}),
     ("flash-attn==2.5.8 --hash=sha256:00 --hash=sha256:11", "flash-attn", {"specifier": "==2.5.8"}),
     ("xformers>=0.0.28; platform_machine == 'x86_64'", "xformers", {"specifier": ">=0.0.28"}),
@@ -163,9 +163,6 @@ def test_readme_reads_code_blocks_not_prose_and_skips_the_amd_section(tmp_path):
 def test_requirements_file_syntax(tmp_path, line, name, extra):
     path = write(tmp_path, "requirements.txt", line + "\n")
     reqs, issues, _ = read_requirements(path, tmp_path)
-    if name is None:  # a percent-encoded wheel name is not guessed at
-        assert reqs == [] or reqs[0].name.startswith("torch")
-        return
     assert [r.name for r in reqs] == [name] and not issues
     for key, value in extra.items():
         got = getattr(reqs[0], key)
@@ -269,3 +266,10 @@ def test_sarif_has_a_run_per_repository_with_findings_and_verdicts():
     blockers = {r["properties"]["dependency"] for r in trt["results"] if r["ruleId"] == "deps/blocker"}
     assert blockers == {"tensorrt", "pycuda"} and trt["properties"]["grade"] == "F"
     assert {"HP503", "HP513"} <= {r["ruleId"] for r in trt["results"]}
+
+
+def test_the_project_itself_is_not_its_own_dependency(tmp_path):
+    write(tmp_path, "setup.py", "setup(name='torch_points_kernels', install_requires=['torch'])\n")
+    write(tmp_path, "requirements.txt", "torch-points-kernels\n")
+    write(tmp_path, "README.md", "```\npip install torch-points-kernels\n```\n")
+    assert [v.key for v in assess(tmp_path, Options(), scan_own_sources=False).verdicts] == ["torch"]

@@ -82,6 +82,11 @@ def deep_yaml(repo: Path, n: int = 100_000) -> None:
     (repo / "environment.yml").write_text("dependencies: " + "[" * n + "]" * n + "\n")
 
 
+def deep_yaml_block(repo: Path, n: int = 100_000) -> None:
+    """Block sequences nested on one line: no brackets for the depth pre-check to count."""
+    (repo / "environment.yml").write_text("dependencies:\n  " + "- " * n + "x\n")
+
+
 def fifo(repo: Path) -> None:
     os.mkfifo(repo / "requirements.txt")
 
@@ -96,7 +101,7 @@ def symlink_loop(repo: Path) -> None:
 
 
 CLASSES = {f.__name__: f for f in (gitmodules, poetry, environment, requirements, unary_minus,
-                                   deep_toml, deep_yaml, fifo, symlink_loop)}
+                                   deep_toml, deep_yaml, deep_yaml_block, fifo, symlink_loop)}
 
 
 def measure(name: str, timeout: float) -> str:

@@ -34,7 +34,9 @@ def read_environment(path: Path, rel: str) -> tuple[list[Requirement], list[Find
         text = read_text(path)
         check_depth(text)
         data = yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError, RecursionError) as e:
+    except RecursionError:  # block nesting ("- - - - …") is not brackets: the parser's own limit
+        return [], [], [ParseIssue(rel, 0, "cannot parse conda environment: nested too deeply for the YAML parser")]
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as e:
         why = (str(e).splitlines() or [type(e).__name__])[0]
         return [], [], [ParseIssue(rel, 0, f"cannot parse conda environment: {why}")]
     if not isinstance(data, dict):

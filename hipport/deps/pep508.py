@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from urllib.parse import unquote
 
 from packaging.markers import Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement
@@ -75,7 +76,7 @@ def _from_url(text: str, source: str, line: int, group: str, kind: str,
     """Bare ``https://…/pkg-1.0+cu121-….whl`` or ``git+…#egg=pkg`` lines, which PEP 508 rejects."""
     if "://" not in text or " @ " in text or text.split("://")[0].count(" "):
         return None
-    wheel = _WHEEL_RE.search(text.split("#")[0])
+    wheel = _WHEEL_RE.search(unquote(text.split("#")[0]))
     if wheel:
         version = wheel.group(2)
         local = _LOCAL_RE.search(version)

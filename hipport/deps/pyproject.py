@@ -28,14 +28,16 @@ _POETRY_SKIP = {"python"}
 TOOLING_GROUPS = frozenset({"dev", "test", "tests", "lint", "docs", "doc", "typing"})
 
 
-def read_pyproject(path: Path, rel: str) -> tuple[list[Requirement], list[ParseIssue], list[tuple[str, int]]]:
-    """Requirements, problems, and (index URL, line) pairs declared in one pyproject.toml."""
+def read_pyproject(path: Path, rel: str) -> tuple[list[Requirement], list[ParseIssue], list[tuple[str, int]], str]:
+    """Requirements, problems, (index URL, line) pairs and the project's name, of one pyproject.toml."""
     try:
         text = read_text(path)
         check_depth(text)
         data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:  # TOMLDecodeError is a ValueError
-        return [], [ParseIssue(rel, 0, f"cannot parse pyproject.toml: {e or type(e).__name__}")], []
+    except RecursionError:
+        return [], [ParseIssue(rel, 0, "cannot parse pyproject.toml: nested too deeply for the TOML parser")], [], ""
+    except (OSError, UnicodeDecodeError, ValueError) as e:  # TOMLDecodeError is a ValueError
+        return [], [ParseIssue(rel, 0, f"cannot parse pyproject.toml: {e}")], [], ""
     lines = LineIndex(text)
     reqs: list[Requirement] = []
     issues: list[ParseIssue] = []
@@ -81,7 +83,8 @@ def read_pyproject(path: Path, rel: str) -> tuple[list[Requirement], list[ParseI
     indexes = [src.get("url", "") for src in _list(poetry.get("source")) + _list(_table(data, "tool", "uv").get("index"))
                if isinstance(src, dict)]
     indexes += [idx.get("url", "") for idx in _list(_table(data, "tool", "pdm").get("source")) if isinstance(idx, dict)]
-    return reqs, issues, [(u, lines.string(u)) for u in indexes if isinstance(u, str) and u]
+    name = project.get("name") or poetry.get("name") or ""
+    return reqs, issues, [(u, lines.string(u)) for u in indexes if isinstance(u, str) and u], str(name)
 
 
 def _poetry(table: object, group: str, group_optional: bool, lines: LineIndex, rel: str,

@@ -15,6 +15,7 @@ from hipport.deps.docs import read_docs
 from hipport.deps.extensions import Extension, extension_findings
 from hipport.deps.imports import local_modules, read_python
 from hipport.deps.model import RepoFacts
+from hipport.deps.pep508 import squash
 from hipport.deps.pins import index_finding, pin_findings
 from hipport.deps.pyproject import read_pyproject
 from hipport.deps.requirements import read_requirements
@@ -28,6 +29,7 @@ def read_repo(root: Path, source_extensions: tuple[str, ...], hip_guards: tuple[
     root = files.root
     facts = RepoFacts(root=str(root), issues=list(files.issues))
     extensions: list[Extension] = []
+    own: set[str] = set()  # the project's own distribution names (setup.py, pyproject, setup.cfg)
     seen: set[Path] = set()
     for path in files.requirements:
         if real_path(path) in seen:  # already read as another file's -r include
@@ -38,13 +40,15 @@ def read_repo(root: Path, source_extensions: tuple[str, ...], hip_guards: tuple[
         facts.findings += findings
         facts.manifests.append(files.rel(path))
     for path in files.pyprojects:
-        reqs, issues, indexes = read_pyproject(path, files.rel(path))
+        reqs, issues, indexes, name = read_pyproject(path, files.rel(path))
+        own.add(name)
         facts.requirements += reqs
         facts.issues += issues
         facts.findings += [f for url, line in indexes for f in [index_finding(url, files.rel(path), line)] if f]
         facts.manifests.append(files.rel(path))
     for path in files.setup_pys:
-        reqs, exts, issues, modules = read_setup_py(path, files.rel(path))
+        reqs, exts, issues, modules, name = read_setup_py(path, files.rel(path))
+        own.add(name)
         facts.requirements += reqs
         extensions += exts
         facts.issues += issues
@@ -52,7 +56,8 @@ def read_repo(root: Path, source_extensions: tuple[str, ...], hip_guards: tuple[
         facts.manifests.append(files.rel(path))
         facts.rocm_aware += [f"{e.path}:{e.line}: extension {e.name!r} has a HIP build path" for e in exts if e.hip_path]
     for path in files.setup_cfgs:
-        reqs, issues = read_setup_cfg(path, files.rel(path))
+        reqs, issues, name = read_setup_cfg(path, files.rel(path))
+        own.add(name)
         facts.requirements += reqs
         facts.issues += issues
         facts.manifests.append(files.rel(path))
@@ -85,6 +90,8 @@ def read_repo(root: Path, source_extensions: tuple[str, ...], hip_guards: tuple[
         facts.findings += findings
         facts.issues += issues
         extensions += exts
+    own_squashed = {squash(n) for n in own if n}
+    facts.requirements = [r for r in facts.requirements if r.kind == "import" or squash(r.name) not in own_squashed]
     facts.findings += extension_findings(extensions)
     facts.findings += pin_findings(facts.requirements)
     facts.kernel_files = [files.rel(p) for p in files.cuda]

@@ -21,19 +21,22 @@ CUDA_EXTENSION_CALLS = frozenset({"CUDAExtension", "CUDAExtensionWithSources"})
 CUDA_SUFFIXES = (".cu", ".cuh")
 
 
-def read_setup_py(path: Path, rel: str) -> tuple[list[Requirement], list[Extension], list[ParseIssue], set[str]]:
-    """Requirements, CUDA extensions, problems and the extension module names."""
+def read_setup_py(path: Path, rel: str) -> tuple[list[Requirement], list[Extension], list[ParseIssue], set[str], str]:
+    """Requirements, CUDA extensions, problems, the extension module names and the project's name."""
     try:
         text = read_text(path)
         tree = parse_python(path, rel, text)
     except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as e:
-        return [], [], [ParseIssue(rel, getattr(e, "lineno", 0) or 0, f"cannot parse setup.py: {e}")], set()
+        return [], [], [ParseIssue(rel, getattr(e, "lineno", 0) or 0, f"cannot parse setup.py: {e}")], set(), ""
     names = _module_literals(tree)
     reqs: list[Requirement] = []
     issues: list[ParseIssue] = []
+    project = ""
     for call in _calls(tree, {"setup"}):
         for kw in call.keywords:
-            if kw.arg == "install_requires":
+            if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                project = kw.value.value
+            elif kw.arg == "install_requires":
                 _add_all(reqs, issues, _strings(kw.value, names), rel, "", kw.value)
             elif kw.arg == "extras_require":
                 value = names.get(kw.value.id) if isinstance(kw.value, ast.Name) else kw.value
@@ -44,7 +47,7 @@ def read_setup_py(path: Path, rel: str) -> tuple[list[Requirement], list[Extensi
                 else:
                     issues.append(ParseIssue(rel, kw.value.lineno, "extras_require is computed at run time; not read"))
     extensions, modules = cuda_extensions(tree, rel, names, hip_path=bool(hip_build_line(text)))
-    return reqs, extensions, issues, modules
+    return reqs, extensions, issues, modules, project
 
 
 def cuda_extensions(tree: ast.AST, rel: str, names: dict[str, ast.expr], *,
@@ -64,13 +67,13 @@ def cuda_extensions(tree: ast.AST, rel: str, names: dict[str, ast.expr], *,
     return found, modules
 
 
-def read_setup_cfg(path: Path, rel: str) -> tuple[list[Requirement], list[ParseIssue]]:
-    """``[options] install_requires`` and ``[options.extras_require]`` of a setup.cfg."""
+def read_setup_cfg(path: Path, rel: str) -> tuple[list[Requirement], list[ParseIssue], str]:
+    """``[options] install_requires``, ``[options.extras_require]`` and ``[metadata] name``."""
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(read_text(path), source=rel)
     except (OSError, UnicodeDecodeError, ValueError, configparser.Error) as e:
-        return [], [ParseIssue(rel, 0, f"cannot parse setup.cfg: {str(e).splitlines()[0]}")]
+        return [], [ParseIssue(rel, 0, f"cannot parse setup.cfg: {str(e).splitlines()[0]}")], ""
     reqs: list[Requirement] = []
     issues: list[ParseIssue] = []
     if parser.has_option("options", "install_requires"):
@@ -78,7 +81,7 @@ def read_setup_cfg(path: Path, rel: str) -> tuple[list[Requirement], list[ParseI
     if parser.has_section("options.extras_require"):
         for group, value in parser.items("options.extras_require"):
             _add_all(reqs, issues, _cfg_list(value), rel, group, None)
-    return reqs, issues
+    return reqs, issues, parser.get("metadata", "name", fallback="").strip()
 
 
 def _cfg_list(value: str) -> list[str]:
