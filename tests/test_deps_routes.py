@@ -273,3 +273,16 @@ def test_the_project_itself_is_not_its_own_dependency(tmp_path):
     write(tmp_path, "requirements.txt", "torch-points-kernels\n")
     write(tmp_path, "README.md", "```\npip install torch-points-kernels\n```\n")
     assert [v.key for v in assess(tmp_path, Options(), scan_own_sources=False).verdicts] == ["torch"]
+
+
+def test_imports_inside_an_optionally_imported_module_are_optional(tmp_path):
+    write(tmp_path, "pkg/__init__.py", "")
+    write(tmp_path, "pkg/trt_backend.py", "import tensorrt\nimport pycuda.driver\n")
+    write(tmp_path, "pkg/fast.py", "from pkg.trt_backend import run\n")  # only reached via fast
+    write(tmp_path, "main.py", "try:\n    from pkg.fast import run\nexcept ImportError:\n    run = None\n")
+    a = assess(tmp_path, Options(), scan_own_sources=False)
+    assert {v.key: (v.optional, v.verdict) for v in a.verdicts} == {
+        "tensorrt": (True, "needs-work"), "pycuda": (True, "needs-work")}
+    write(tmp_path, "cli.py", "from pkg.trt_backend import run\n")  # one unguarded importer
+    a = assess(tmp_path, Options(), scan_own_sources=False)
+    assert sorted(v.key for v in a.verdicts if v.blocker) == ["pycuda", "tensorrt"]

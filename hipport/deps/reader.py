@@ -16,6 +16,7 @@ from hipport.deps.extensions import Extension, extension_findings
 from hipport.deps.imports import local_modules, read_python
 from hipport.deps.model import RepoFacts
 from hipport.deps.pep508 import squash
+from hipport.deps.reach import propagate_optional
 from hipport.deps.pins import index_finding, pin_findings
 from hipport.deps.pyproject import read_pyproject
 from hipport.deps.requirements import read_requirements
@@ -90,6 +91,7 @@ def read_repo(root: Path, source_extensions: tuple[str, ...], hip_guards: tuple[
         facts.findings += findings
         facts.issues += issues
         extensions += exts
+    facts.requirements = propagate_optional(facts.requirements)
     own_squashed = {squash(n) for n in own if n}
     facts.requirements = [r for r in facts.requirements if r.kind == "import" or squash(r.name) not in own_squashed]
     facts.findings += extension_findings(extensions)
