@@ -36,10 +36,14 @@ def _repo(tmp_path: Path, name: str) -> Path:
     return repo
 
 
-def _timed(repo: Path) -> tuple[float, object]:
-    start = time.perf_counter()
-    a = assess(repo, Options(), scan_own_sources=False)
-    return time.perf_counter() - start, a
+def _timed(repo: Path, runs: int) -> tuple[float, object]:
+    """The best of ``runs`` timings: other work on a shared machine only ever adds time."""
+    best, a = float("inf"), None
+    for _ in range(runs):
+        start = time.perf_counter()
+        a = assess(repo, Options(), scan_own_sources=False)
+        best = min(best, time.perf_counter() - start)
+    return best, a
 
 
 @pytest.mark.parametrize("build", ["gitmodules", "poetry", "environment"])
@@ -47,10 +51,11 @@ def test_large_manifests_take_linear_time(tmp_path, build):
     small, large = _repo(tmp_path, "small"), _repo(tmp_path, "large")
     getattr(hostile, build)(small, 25_000)
     getattr(hostile, build)(large, 250_000)
-    t_small, _ = _timed(small)
-    t_large, a = _timed(large)
-    # 10x the input: ~10x the time when linear, ~100x when quadratic (before: 34x-40x here).
-    assert t_large < 25 * max(t_small, 0.02), (t_small, t_large)
+    t_small, _ = _timed(small, 3)
+    t_large, a = _timed(large, 2)
+    # 10x the input: ~10x the time when linear, ~100x when quadratic (before: 34x-45x here).
+    # The floor keeps a lucky 20 ms small run from turning load noise into a failure.
+    assert t_large < 25 * max(t_small, 0.05), (t_small, t_large)
     assert not a.issues  # below every bound: read whole
 
 
