@@ -18,6 +18,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 _clock = time.perf_counter
@@ -85,9 +86,9 @@ def instrument() -> None:
     context.Context.__post_init__ = _timed("context set-up", original_init)
     analyze.analyze = _timed("analyze", analyze.analyze)
     for stage, reg in (("rewrite", rewrite.load()), ("rules", rules.load())):
-        for fns in reg.visitors.values():
-            fns[:] = [_timed_visitor(stage, f) for f in fns]
-        reg.file_visitors[:] = [_timed_visitor(stage, f) for f in reg.file_visitors]
+        for visitors in reg.visitors.values():
+            visitors[:] = [replace(v, fn=_timed_visitor(stage, v.fn)) for v in visitors]
+        reg.file_visitors[:] = [replace(v, fn=_timed_visitor(stage, v.fn)) for v in reg.file_visitors]
 
 
 def run(corpus: Path, out: Path) -> dict:

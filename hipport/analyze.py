@@ -58,42 +58,48 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
     registries = (rewrite.load(), rules.load())
     _walk(tree.root_node, ctx, _dispatch(registries, options, src))
     for reg in registries:
-        for fn in reg.file_visitors:
-            fn(ctx)
+        for visitor in reg.file_visitors:
+            if visitor.wanted(options):
+                visitor.fn(ctx)
     ctx.findings = _without_duplicates(ctx.findings)
     return ctx
 
 
 def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
-    """Node kind id -> (visitors, text memo or None, field whose text the memo is keyed
-    by, how to find the macro body the walk reparses in its place, or None).
+    """Node kind id -> (visitor functions, text memo or None, field whose text the memo is
+    keyed by, how to find the macro body the walk reparses in its place, or None, and the
+    name filter of each visitor function, or None).
 
     Keyed by the grammar's integer kind ids, not type names: ``Node.type`` builds a new
     string (hashed anew) for each of the millions of nodes a walk meets. Every id whose
     name is a registered type gets the entry (aliases give one name several ids).
-    Visitors whose ``when`` rejects ``options``, or whose ``source`` filter rejects ``src``,
-    are left out of this file's walk. Tables are built once per combination.
+    Visitors that ``options`` make no-ops (their ``when`` says so, or every rule they
+    report is ignored or outside the target's range), and those whose ``source`` filter
+    rejects ``src``, are left out of this file's walk. Tables are built once per
+    combination.
     """
-    conditional = _conditional_visitors(registries)
-    key = tuple(
-        (not hasattr(fn, "visits_when") or fn.visits_when(options))
-        and (not hasattr(fn, "visits_source") or fn.visits_source(src))
-        for fn in conditional)
+    conditional, sourced = _conditional_visitors(registries)
+    key = _options_key(registries, options, conditional) + tuple(v.source(src) for v in sourced)
     dispatch = _DISPATCH_TABLES.get((registries, key))
     if dispatch is None:
-        left_out = {fn for fn, keep in zip(conditional, key) if not keep}
+        left_out = {v for v, keep in zip(conditional + sourced, key) if not keep}
         table: dict[str, list] = {}
         for reg in registries:
-            for node_type, fns in reg.visitors.items():
-                table.setdefault(node_type, []).extend(fn for fn in fns if fn not in left_out)
+            for node_type, visitors in reg.visitors.items():
+                table.setdefault(node_type, []).extend(v for v in visitors if v not in left_out)
         for t in _MACRO_BODIES:  # always an entry: the walk expands their bodies
             table.setdefault(t, [])
-        by_name = {
-            t: (tuple(fns), _name_memo(t, tuple(fns)), _KEY_FIELDS.get(t), _MACRO_BODIES.get(t))
-            for t, fns in table.items() if fns or t in _MACRO_BODIES}
+        by_name = {t: _entry(t, tuple(vs)) for t, vs in table.items() if vs or t in _MACRO_BODIES}
         dispatch = _DISPATCH_TABLES[(registries, key)] = {
             kind: by_name[name] for kind, name in _kind_names() if name in by_name}
     return dispatch
+
+
+def _entry(node_type: str, visitors: tuple) -> tuple:
+    fns = tuple(v.fn for v in visitors)
+    filters = tuple(v.names for v in visitors)
+    return (fns, _name_memo(node_type, fns, filters), _KEY_FIELDS.get(node_type),
+            _MACRO_BODIES.get(node_type), filters)
 
 
 #: A ``#define`` body that is one integer (``256``, ``(-1)``, ``0xffffffffu``). Its
@@ -125,21 +131,36 @@ def _number_kind_ids() -> tuple[int, ...]:
 _DISPATCH_TABLES: dict[tuple, dict] = {}
 
 
-def _conditional_visitors(registries: tuple) -> tuple:
-    """The visitors with an options or source filter, in a fixed order."""
+def _conditional_visitors(registries: tuple) -> tuple[tuple, tuple]:
+    """The visitors an options test can leave out (a ``when`` filter or rules they
+    report), and those with a source filter, each in a fixed order."""
     found = _CONDITIONAL.get(registries)
     if found is None:
-        seen: dict = {}
+        by_options: dict = {}
+        by_source: dict = {}
         for reg in registries:
-            for fns in reg.visitors.values():
-                for fn in fns:
-                    if hasattr(fn, "visits_when") or hasattr(fn, "visits_source"):
-                        seen.setdefault(fn, None)
-        found = _CONDITIONAL[registries] = tuple(seen)
+            for visitors in reg.visitors.values():
+                for v in visitors:
+                    if v.when is not None or v.codes:
+                        by_options.setdefault(v, None)
+                    if v.source is not None:
+                        by_source.setdefault(v, None)
+        found = _CONDITIONAL[registries] = (tuple(by_options), tuple(by_source))
     return found
 
 
-_CONDITIONAL: dict[tuple, tuple] = {}
+_CONDITIONAL: dict[tuple, tuple[tuple, tuple]] = {}
+
+
+def _options_key(registries: tuple, options: Options, conditional: tuple) -> tuple[bool, ...]:
+    """Which of ``conditional`` a run with ``options`` keeps; decided once per options."""
+    found = _OPTIONS_KEYS.get((registries, options))
+    if found is None:
+        found = _OPTIONS_KEYS[(registries, options)] = tuple(v.wanted(options) for v in conditional)
+    return found
+
+
+_OPTIONS_KEYS: dict[tuple, tuple[bool, ...]] = {}
 
 
 #: Node types whose macro body the walk reparses as code, and how to find that body:
@@ -170,12 +191,12 @@ def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
             if first_child():
                 continue
         else:
-            fns, memo, key_field, macro_body = entry
+            fns, memo, key_field, macro_body, _ = entry
             if memo is not None:  # a leaf (or a call's callee) whose visitors filter by text
                 if key_field is None:  # inlined _filtered: a third of all nodes are names
                     fns = memo.get(src[node.start_byte:node.end_byte])
                     if fns is None:
-                        fns = _admit(memo, entry[0], src[node.start_byte:node.end_byte])
+                        fns = _admit(memo, entry, src[node.start_byte:node.end_byte])
                 else:
                     fns = _filtered(entry, node, src)
             for fn in fns:
@@ -222,14 +243,14 @@ def _walk_body(root: Node, ctx: Context, dispatch: dict, body_start: int) -> Non
 def _filtered(entry: tuple, node: Node, src: bytes) -> tuple:
     """The visitors of a dispatch entry that want this node, decided by its text (or its
     callee's) once per distinct text."""
-    fns, memo, key_field, _ = entry
+    _, memo, key_field, _, _ = entry
     if key_field is None:
         key = src[node.start_byte:node.end_byte]
     else:
         keyed = node.child_by_field_name(key_field)
         key = src[keyed.start_byte:keyed.end_byte] if keyed is not None else b""
     found = memo.get(key)
-    return found if found is not None else _admit(memo, fns, key)
+    return found if found is not None else _admit(memo, entry, key)
 
 
 #: Per node type and visitor list: the text of a leaf (or callee) -> the visitors that want it.
@@ -237,21 +258,20 @@ _NAME_MEMOS: dict[tuple[str, tuple], dict[bytes, tuple]] = {}
 _MEMO_LIMIT = 200_000  # distinct texts per node type before a memo starts over
 
 
-def _name_memo(node_type: str, fns: tuple) -> dict[bytes, tuple] | None:
+def _name_memo(node_type: str, fns: tuple, filters: tuple) -> dict[bytes, tuple] | None:
     """The memo for a node type when any of its visitors filters by text, else None."""
-    if not any(hasattr(fn, "visits_names") for fn in fns):
+    if all(f is None for f in filters):
         return None
     return _NAME_MEMOS.setdefault((node_type, fns), {})
 
 
-def _admit(memo: dict[bytes, tuple], fns: tuple, key: bytes) -> tuple:
+def _admit(memo: dict[bytes, tuple], entry: tuple, key: bytes) -> tuple:
     """The visitors (in registration order) that may act on a leaf with text ``key``."""
     if len(memo) >= _MEMO_LIMIT:
         memo.clear()
     name = None
     wanted = []
-    for fn in fns:
-        accepts = getattr(fn, "visits_names", None)
+    for fn, accepts in zip(entry[0], entry[4]):
         if accepts is not None:
             verdicts = _VERDICTS.get(accepts)
             if verdicts is None or len(verdicts) >= _MEMO_LIMIT:

@@ -23,6 +23,7 @@ from hipport.options import Options
 from hipport.parse import Node, Tree
 from hipport.preprocessor import Branches, model
 from hipport.rule import Rule
+from hipport.versions import Version
 
 if TYPE_CHECKING:
     from hipport.mapping import MappingView
@@ -58,6 +59,21 @@ class Context:
         self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.src)]
         self._cuda_only = cuda_only_ranges(self.src, self.tree, self.options.hip_guards)
         self._suppressed = self._scan_suppressions()
+
+    # -- the target --------------------------------------------------------------
+    @property
+    def rocm(self) -> Version:
+        """The target ROCm release, as rules read it."""
+        return self.options.rocm
+
+    def applicable(self, *rules: Rule) -> Rule | None:
+        """The first of ``rules`` whose ROCm range holds the target: for pairs such as
+        HP207/HP208 (an error from 7.0, a deprecation before) the rule that applies."""
+        rocm = self.options.rocm
+        for rule in rules:
+            if rule.applies_to(rocm):
+                return rule
+        return None
 
     # -- positions -------------------------------------------------------------
     def position(self, offset: int) -> tuple[int, int]:
@@ -144,9 +160,7 @@ class Context:
         """
         start, end = (where.start_byte, where.end_byte) if not isinstance(where, tuple) else where
         opts = self.options
-        if not opts.reports(rule.code):
-            return False
-        if not rule.applies_to(opts.rocm):
+        if not rule.enabled(opts):
             return False
         if rule.code in gpus.wave64_rules() and gpus.wave32_only(gpus.archs_of(opts)):
             return False  # 32-lane code on GPUs that all run 32-lane waves (RDNA)

@@ -1,14 +1,20 @@
-"""Dispatch tables: which functions look at which tree-sitter node types.
+"""Typed dispatch tables: which visitors look at which tree-sitter node types.
 
 pyupgrade's shape: a rewriter or rule registers a function for node types; one walk of
-the tree calls every registered function for each node. ``hipport.rewrite`` and
-``hipport.rules`` each own a Registry; the pipeline walks once with both.
+the tree calls every registered function for each node. ``hipport.rewrite``,
+``hipport.facts`` and ``hipport.rules`` each own a Registry; the engine walks once with all.
+
+A visitor is a value (``Visitor``): its function, node types, pre-filters and the rules it
+can report. The engine reads only these values, never a rule by name: a visitor whose
+rules are all ignored, or outside the target's ROCm range, is left out of the run, as ruff
+skips disabled rules at dispatch.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hipport.rule import Rule, rule_from_class
@@ -18,8 +24,8 @@ if TYPE_CHECKING:
     from hipport.options import Options
     from hipport.parse import Node
 
-Visitor = Callable[["Node", "Context"], None]
-FileVisitor = Callable[["Context"], None]
+VisitFn = Callable[["Node", "Context"], None]
+FileVisitFn = Callable[["Context"], None]
 #: ``names(text) -> bool``: False when the visitor surely does nothing for a node with
 #: this text, whatever the file and options (a pre-filter, never the rule itself). For a
 #: ``call_expression`` the text is its callee's (the ``function`` child: ``f``, ``ns::f``,
@@ -31,6 +37,40 @@ OptionsFilter = Callable[["Options"], bool]
 #: ``source(src) -> bool``: False when the visitor surely does nothing in a file with these
 #: bytes (it needs a name the file never spells); such a visitor is left out for the file.
 SourceFilter = Callable[[bytes], bool]
+
+
+@dataclass(frozen=True, eq=False)
+class Visitor:
+    """One registered ``fn(node, ctx)`` and what the engine may know about it.
+
+    ``codes`` are the rules it can report; empty for a rewriter or a fact gatherer, which
+    is never left out for a rule's sake. A rule visitor must declare every rule it reports
+    (a test checks this over the fixtures): the engine leaves it out when none is enabled.
+    """
+
+    fn: VisitFn
+    node_types: tuple[str, ...]
+    names: NameFilter | None = None
+    when: OptionsFilter | None = None
+    source: SourceFilter | None = None
+    codes: tuple[Rule, ...] = ()
+
+    def wanted(self, options: "Options") -> bool:
+        """False when a run with ``options`` surely gets nothing from this visitor."""
+        if self.when is not None and not self.when(options):
+            return False
+        return not self.codes or any(r.enabled(options) for r in self.codes)
+
+
+@dataclass(frozen=True, eq=False)
+class FileVisitor:
+    """``fn(ctx)`` run once per file after the walk, and the rules it can report."""
+
+    fn: FileVisitFn
+    codes: tuple[Rule, ...] = ()
+
+    def wanted(self, options: "Options") -> bool:
+        return not self.codes or any(r.enabled(options) for r in self.codes)
 
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -58,9 +98,9 @@ class Registry:
         self.rules: dict[str, Rule] = {}
 
     def visits(self, *node_types: str, names: NameFilter | None = None,
-               when: OptionsFilter | None = None,
-               source: SourceFilter | None = None) -> Callable[[Visitor], Visitor]:
-        """Register ``fn(node, ctx)`` for each named node type.
+               when: OptionsFilter | None = None, source: SourceFilter | None = None,
+               codes: Iterable[Rule] = ()) -> Callable[[VisitFn], VisitFn]:
+        """Register ``fn(node, ctx)`` for each named node type; ``fn`` is returned as is.
 
         ``names`` lets the walk skip the call for leaves (identifiers) whose text the
         visitor cannot care about: the walk decides once per distinct text, so the millions
@@ -71,25 +111,24 @@ class Registry:
 
         ``when`` leaves the visitor out of a run whose options make it a no-op (e.g. a
         rewrite that only applies with ``--launch-syntax hip``); ``source`` leaves it out of
-        a file whose bytes make it a no-op (see ``any_bytes_of``).
+        a file whose bytes make it a no-op (see ``any_bytes_of``); ``codes`` (the rules it
+        reports) leaves it out of a run where all of them are ignored or out of range.
         """
 
-        def deco(fn: Visitor) -> Visitor:
-            if names is not None:
-                fn.visits_names = names  # type: ignore[attr-defined]
-            if when is not None:
-                fn.visits_when = when  # type: ignore[attr-defined]
-            if source is not None:
-                fn.visits_source = source  # type: ignore[attr-defined]
+        def deco(fn: VisitFn) -> VisitFn:
+            v = Visitor(fn, node_types, names, when, source, tuple(codes))
             for t in node_types:
-                self.visitors.setdefault(t, []).append(fn)
+                self.visitors.setdefault(t, []).append(v)
             return fn
 
         return deco
 
-    def visits_file(self, fn: FileVisitor) -> FileVisitor:
-        """Register ``fn(ctx)`` to run once per file after the walk (whole-file analyses)."""
-        self.file_visitors.append(fn)
+    def visits_file(self, fn: FileVisitFn | None = None, *, codes: Iterable[Rule] = ()):
+        """Register ``fn(ctx)`` to run once per file after the walk (whole-file analyses);
+        ``@visits_file`` bare, or ``@visits_file(codes=...)`` for one that reports."""
+        if fn is None:
+            return lambda f: self.visits_file(f, codes=codes)
+        self.file_visitors.append(FileVisitor(fn, tuple(codes)))
         return fn
 
     def rule(self, cls: type) -> Rule:

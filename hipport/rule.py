@@ -10,8 +10,13 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 from hipport.findings import Effort, Severity
 from hipport.versions import Version
+
+if TYPE_CHECKING:
+    from hipport.options import Options
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,12 @@ class Rule:
     @property
     def family(self) -> str:
         return self.code[:3] + "xx"
+
+    def enabled(self, options: "Options") -> bool:
+        """Whether a run with ``options`` keeps this rule's findings at all: selected and
+        not ignored (``Options.reports``), and the target in range. ``Context.report`` and the engine's
+        dispatch-time pruning both ask this, so they cannot disagree."""
+        return options.reports(self.code) and self.applies_to(options.rocm)
 
     def applies_to(self, rocm: Version) -> bool:
         if self.rocm_min is not None and rocm < self.rocm_min:

@@ -2,108 +2,17 @@
 
 Only identifier tokens of the syntax tree are touched, so comments and string literals
 never change. What a name becomes, and whether it may be rewritten for the target, is the
-mapping view's decision; names it does not apply stay as written and HP1xx rules report
-them. ``#define`` bodies are reparsed in place by the walk (``analyze``), so their names
+mapping view's decision, read through ``hipport.names`` as the HP1xx rules read it: names
+it does not apply stay as written and those rules report them. ``#define`` bodies are reparsed in place by the walk (``analyze``), so their names
 come here like any other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache
-from typing import TYPE_CHECKING
-
-from hipport import gpus, usermaps
 from hipport.context import Context
+from hipport.names import NAME_NODES, in_tables, per_name, target_for
 from hipport.parse import Node
 from hipport.rewrite import REGISTRY
-
-if TYPE_CHECKING:
-    from hipport.mapping import Resolution
-
-#: Leaf node types that name things. ``field_identifier`` (``s.member``) is left alone:
-#: struct members keep their names across CUDA and HIP.
-NAME_NODES = ("identifier", "type_identifier", "namespace_identifier")
-
-
-@lru_cache(maxsize=1)
-def _overloaded_names(table: object) -> frozenset[str]:
-    """CUDA names whose meaning depends on their call's argument count (``overloads.toml``)."""
-    return frozenset(name for name, _ in table.overloads)  # type: ignore[attr-defined]
-
-
-def in_tables(name: str) -> bool:
-    """Whether the mapping tables know ``name`` at all (API, macro, namespace or overload),
-    whatever the target, or a project mapping names it (``hipport.usermaps.NAMES``): the
-    name pre-filter of the visitors that ask the mapping view."""
-    return name in _known_names() or name in usermaps.NAMES
-
-
-@lru_cache(maxsize=1)
-def _known_names() -> frozenset[str]:
-    from hipport.mapping import load_table
-
-    table = load_table()
-    return frozenset(table.entries) | frozenset(table.macros) | frozenset(table.namespaces) \
-        | _overloaded_names(table)
-
-
-def resolution_for(ctx: Context, node: Node, name: str) -> "Resolution | None":
-    """The mapping decision for one name token, seen in its call when that matters.
-
-    A call whose CUDA signature changed (``overloads.toml``) resolves as the CUDA function
-    it means, e.g. a 3-argument ``cudaGraphInstantiate`` as ``cudaGraphInstantiateWithFlags``.
-    """
-    if name not in _overloaded_names(ctx.view.table):
-        return ctx.view.resolve(name)  # no call of this name means another function
-    call = node.parent
-    if call is not None and call.type == "call_expression" and call.child_by_field_name("function") == node:
-        args = call.child_by_field_name("arguments")
-        if args is not None:
-            count = sum(1 for c in args.named_children if c.type != "comment")
-            found = ctx.view.overload(name, count)
-            if found is not None:
-                return found[1]
-    return ctx.view.resolve(name)
-
-
-def target_for(ctx: Context, node: Node, name: str) -> str | None:
-    """The new spelling of one name token, or None to leave it."""
-    if node.type == "namespace_identifier":
-        ns = ctx.view.namespace(name)
-        if ns and ns != name:
-            return ns
-    macro = ctx.view.macro(name)
-    if macro is not None:
-        return macro.target if macro.action == "rewrite" and macro.target != name else None
-    res = resolution_for(ctx, node, name)
-    if res is not None and res.apply and res.target and res.target != name:
-        if is_fnuz(res.target) and "ocp" in gpus.fp8_formats(gpus.archs_of(ctx.options)):
-            return None  # an OCP target (gfx950, gfx12): FNUZ would change the values; HP310
-        return res.target
-    return None
-
-
-def is_fnuz(hip_name: str) -> bool:
-    """Whether a HIP spelling names gfx942's FNUZ fp8 encoding (``__hip_fp8_e4m3_fnuz``)."""
-    return hip_name.lower().endswith("_fnuz")
-
-
-def per_name(cache: dict, ctx: Context, node: Node, name: str, compute: Callable):
-    """``compute(ctx, node, name)``, remembered in ``cache`` per target, name and node kind,
-    except for names whose meaning depends on their call (``overloads.toml``): the same few
-    hundred API names recur in every file, and ``rename`` and ``api_status`` ask about
-    each of them."""
-    if name in _overloaded_names(ctx.view.table):
-        return compute(ctx, node, name)
-    key = (ctx.view, gpus.archs_of(ctx.options), name, node.kind_id)
-    found = cache.get(key, _UNSEEN)
-    if found is _UNSEEN:
-        found = cache[key] = compute(ctx, node, name)
-    return found
-
-
-_UNSEEN = object()
 
 
 @REGISTRY.visits(*NAME_NODES, names=in_tables)

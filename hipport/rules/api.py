@@ -15,7 +15,7 @@ from hipport.datafiles import mappings
 from hipport.findings import Effort, Severity
 from hipport.mapping import Status
 from hipport.parse import Node, call_name
-from hipport.rewrite.identifiers import NAME_NODES, in_tables, per_name, resolution_for
+from hipport.names import NAME_NODES, in_tables, per_name, resolution_for
 from hipport.rule import Rule
 from hipport.versions import short_version
 from hipport.registry import any_bytes_of, any_word_of
