@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from hipport import rewrite, rules
+from hipport import facts, rewrite, rules
 from hipport.context import Context
 from hipport.options import Options
+from hipport.registry import prefilters_on
 from hipport.parse import (
     MACRO_DEFINITIONS, Node, loose_macro_body, macro_body_range, parse, parse_range, parser_language,
 )
@@ -55,7 +56,7 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
     tree = parse(src)
     view = mapping_view(options.rocm, options.roc, options.experimental, options.mappings)
     ctx = Context(path=path, src=src, tree=tree, options=options, view=view)
-    registries = (rewrite.load(), rules.load())
+    registries = (rewrite.load(), facts.REGISTRY, rules.load())
     _walk(tree.root_node, ctx, _dispatch(registries, options, src))
     for reg in registries:
         for visitor in reg.file_visitors:
@@ -79,25 +80,27 @@ def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
     combination.
     """
     conditional, sourced = _conditional_visitors(registries)
-    key = _options_key(registries, options, conditional) + tuple(v.source(src) for v in sourced)
+    on = prefilters_on()
+    key = _options_key(registries, options, conditional) + tuple(v.source(src) for v in sourced) \
+        if on else None
     dispatch = _DISPATCH_TABLES.get((registries, key))
     if dispatch is None:
-        left_out = {v for v, keep in zip(conditional + sourced, key) if not keep}
+        left_out = {v for v, keep in zip(conditional + sourced, key) if not keep} if on else set()
         table: dict[str, list] = {}
         for reg in registries:
             for node_type, visitors in reg.visitors.items():
                 table.setdefault(node_type, []).extend(v for v in visitors if v not in left_out)
         for t in _MACRO_BODIES:  # always an entry: the walk expands their bodies
             table.setdefault(t, [])
-        by_name = {t: _entry(t, tuple(vs)) for t, vs in table.items() if vs or t in _MACRO_BODIES}
+        by_name = {t: _entry(t, tuple(vs), on) for t, vs in table.items() if vs or t in _MACRO_BODIES}
         dispatch = _DISPATCH_TABLES[(registries, key)] = {
             kind: by_name[name] for kind, name in _kind_names() if name in by_name}
     return dispatch
 
 
-def _entry(node_type: str, visitors: tuple) -> tuple:
+def _entry(node_type: str, visitors: tuple, filtered: bool) -> tuple:
     fns = tuple(v.fn for v in visitors)
-    filters = tuple(v.names for v in visitors)
+    filters = tuple(v.names if filtered else None for v in visitors)
     return (fns, _name_memo(node_type, fns, filters), _KEY_FIELDS.get(node_type),
             _MACRO_BODIES.get(node_type), filters)
 
@@ -127,7 +130,7 @@ def _number_kind_ids() -> tuple[int, ...]:
     return tuple(k for k, name in _kind_names() if name in NUMBER_KINDS)
 
 
-#: (registries, which conditional visitors are kept) -> dispatch table.
+#: (registries, which conditional visitors are kept, or None with pre-filters off) -> table.
 _DISPATCH_TABLES: dict[tuple, dict] = {}
 
 
@@ -181,7 +184,7 @@ def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
     """
     src = ctx.src
     get = dispatch.get
-    numbers_inert = not any(kind in dispatch for kind in _number_kind_ids())
+    numbers_inert = prefilters_on() and not any(kind in dispatch for kind in _number_kind_ids())
     cursor = root.walk()
     first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
     while True:

@@ -13,7 +13,7 @@ import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from hipport import gpus
 from hipport.edits import Edit
@@ -22,6 +22,7 @@ from hipport.guards import cuda_only_ranges
 from hipport.options import Options
 from hipport.parse import Node, Tree
 from hipport.preprocessor import Branches, model
+from hipport.registry import prefilters_on
 from hipport.rule import Rule
 from hipport.versions import Version
 
@@ -36,6 +37,7 @@ _NAME_RE = re.compile(rb"[A-Za-z_]\w*")
 #: Rules that report what a CUDA name is under HIP (unmapped, newer, removed, deprecated,
 #: experimental, a CUDA macro): moot where the project provides the name for HIP itself.
 _NAME_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105", "HP106", "HP318"})
+S = TypeVar("S")
 
 
 @dataclass
@@ -50,6 +52,8 @@ class Context:
     rewrites: int = 0  # identifiers/includes/launches rewritten, for the summary
     #: Per-file notes one visitor leaves for a later one (e.g. which headers are included).
     scratch: dict = field(default_factory=dict)
+    #: Typed per-file state of rules and fact gatherers, one value per class (``state``).
+    states: dict = field(default_factory=dict)
     #: True while the walk is in a reparsed ``#define`` body: those nodes belong to
     #: another tree, at this file's offsets, and are inside no function of this tree.
     in_macro_body: bool = False
@@ -59,6 +63,31 @@ class Context:
         self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.src)]
         self._cuda_only = cuda_only_ranges(self.src, self.tree, self.options.hip_guards)
         self._suppressed = self._scan_suppressions()
+
+    # -- per-file state ----------------------------------------------------------
+    def state(self, cls: type[S]) -> S:
+        """This file's instance of ``cls`` (made with no arguments on first use): the typed
+        per-file state a rule keeps between its visitors."""
+        found = self.states.get(cls)
+        if found is None:
+            found = self.states[cls] = cls()
+        return found
+
+    def may_contain(self, *needles: "bytes | re.Pattern[bytes]", within: Node | None = None) -> bool:
+        """False when the file (or ``within``'s text) surely has none of ``needles``
+        (bytes, or compiled byte patterns): the one text pre-filter visitors use, so that
+        turning pre-filters off (``hipport.registry.prefilters``) reaches them too."""
+        if not prefilters_on():
+            return True
+        src = self.src
+        start, end = (within.start_byte, within.end_byte) if within is not None else (0, len(src))
+        for needle in needles:
+            if isinstance(needle, bytes):
+                if src.find(needle, start, end) >= 0:
+                    return True
+            elif needle.search(src, start, end) is not None:
+                return True
+        return False
 
     # -- the target --------------------------------------------------------------
     @property

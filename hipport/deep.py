@@ -45,7 +45,8 @@ from hipport.mapping import Status
 from hipport.rule import Rule
 from hipport.rules.api import NewerThanTarget, NoHipCounterpart, RemovedInTarget
 from hipport.rules.deep import ApiNameBuiltByMacro
-from hipport.rules.warp import MASKED, WarpMask32, WarpMaskVariable32
+from hipport.rules.warp.masks import WarpMask32, WarpMaskVariable32
+from hipport.rules.warp.vocab import MASKED
 
 if TYPE_CHECKING:
     from clang.cindex import Cursor, TranslationUnit, Type

@@ -12,8 +12,10 @@ skips disabled rules at dispatch.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -89,6 +91,27 @@ def any_word_of(words: Iterable[str]) -> NameFilter:
 def any_bytes_of(*needles: bytes) -> SourceFilter:
     """A source filter true when the file contains one of ``needles``."""
     return lambda src: any(n in src for n in needles)
+
+
+_PREFILTERS = [os.environ.get("HIPPORT_NO_PREFILTERS", "") in ("", "0")]
+
+
+def prefilters_on() -> bool:
+    """False when every pre-filter is off (``prefilters(False)``, or the environment
+    variable ``HIPPORT_NO_PREFILTERS=1`` for worker processes): name, source and rule
+    filters, the engine's skipped macro bodies, ``Context.may_contain``, recording only
+    what rules declared. Output must not change; the differential test checks it."""
+    return _PREFILTERS[0]
+
+
+@contextmanager
+def prefilters(on: bool) -> Iterator[None]:
+    """Run the block with every pre-filter on or off (the differential test's hook)."""
+    before, _PREFILTERS[0] = _PREFILTERS[0], on
+    try:
+        yield
+    finally:
+        _PREFILTERS[0] = before
 
 
 class Registry:

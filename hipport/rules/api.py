@@ -8,6 +8,7 @@ rewritten or reported, never silently left. Behaviour changes between ROCm 6.3 a
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from functools import lru_cache
 
 from hipport.context import Context
@@ -231,7 +232,9 @@ _STATUS_RULES = {
 }
 
 
-@REGISTRY.visits(*NAME_NODES, names=in_tables)
+@REGISTRY.visits(*NAME_NODES, names=in_tables, codes=(
+    NoHipCounterpart, NewerThanTarget, RemovedInTarget, DeprecatedInTarget, ExperimentalMapping, CudaMacroTest,
+    SignatureDiffersForCuda))
 def api_status(node: Node, ctx: Context) -> None:
     found = per_name(_STATUS, ctx, node, ctx.text(node), _status)
     if found is not None:
@@ -505,7 +508,8 @@ _BEHAVIOUR_CALLS = frozenset({"cudaGetLastError", "cudaPeekAtLastError", "cudaFr
                               "nvrtcCreateProgram", *_CONST_SIGNATURE_CALLS})
 
 
-@REGISTRY.visits("call_expression", names=any_word_of(_BEHAVIOUR_CALLS))
+@REGISTRY.visits("call_expression", names=any_word_of(_BEHAVIOUR_CALLS), codes=(
+    GetLastErrorSemantics, FreeOfStreamOrderedMemory, RtcLinkAndTypes, ConstPointerSignature))
 def behaviour_calls(node: Node, ctx: Context) -> None:
     name = call_name(ctx.src, node)
     if name is None:
@@ -530,16 +534,23 @@ def behaviour_calls(node: Node, ctx: Context) -> None:
                    "Add a const_cast for the 6.x target, or target ROCm 7.x.")
 
 
+@dataclass
+class _StreamOrdered:
+    """Per file: whether it allocates stream-ordered memory (None until asked)."""
+
+    allocates: bool | None = None
+
+
 def _uses_stream_ordered_alloc(ctx: Context) -> bool:
-    found = ctx.scratch.get("stream_ordered_alloc")
-    if found is None:
-        found = ctx.scratch["stream_ordered_alloc"] = (
-            b"cudaMallocAsync" in ctx.src or b"cudaMallocFromPoolAsync" in ctx.src
-            or b"cuMemAllocAsync" in ctx.src)
-    return found
+    state = ctx.state(_StreamOrdered)
+    if state.allocates is None:
+        state.allocates = b"cudaMallocAsync" in ctx.src or b"cudaMallocFromPoolAsync" in ctx.src \
+            or b"cuMemAllocAsync" in ctx.src
+    return state.allocates
 
 
-@REGISTRY.visits("init_declarator", source=any_bytes_of(b"cudaMemsetParams", b"CUDA_MEMSET_NODE_PARAMS"))
+@REGISTRY.visits("init_declarator", source=any_bytes_of(b"cudaMemsetParams", b"CUDA_MEMSET_NODE_PARAMS"),
+                 codes=(MemsetParamsLayout,))
 def memset_params_init(node: Node, ctx: Context) -> None:
     decl = node.parent
     if decl is None or decl.type != "declaration":
@@ -558,7 +569,8 @@ def memset_params_init(node: Node, ctx: Context) -> None:
                    "Assign the members by name (p.dst = …; p.pitch = …).")
 
 
-@REGISTRY.visits("binary_expression", source=any_bytes_of(*(n.encode() for n in _LAUNCH_ERRORS)))
+@REGISTRY.visits("binary_expression", source=any_bytes_of(*(n.encode() for n in _LAUNCH_ERRORS)),
+                 codes=(LaunchErrorCodes,))
 def launch_error_compare(node: Node, ctx: Context) -> None:
     op = node.child_by_field_name("operator")
     if op is None or op.type not in ("==", "!="):

@@ -1,0 +1,244 @@
+"""Facts the walk gathers once per file, for any rule to read.
+
+Per file: object-like macros (name -> bodies and ``#define`` nodes) and file-scope
+variables. Per function: its declarations with their types and initialisers, the values
+assigned to plain names, the calls and binary expressions in it, and whether it is device
+code. The visitors here only record nodes the walk meets anyway (a query per function
+body was a second traversal of nearly every node); the facts are built from them on
+first use.
+
+What is recorded is declared by the rules that read it (``need``): the calls whose names
+some rule looks up and the operators of the binary expressions some rule reads. A rule
+that reads a call or an operator it did not declare finds nothing; the differential test
+(pre-filters off, ``hipport.registry.prefilters``) records everything and so catches
+such a rule on its fixtures.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+from hipport.parse import Node, call_name, find_all, function_qualifiers, text
+from hipport.registry import Registry, prefilters_on
+
+if TYPE_CHECKING:
+    from hipport.context import Context
+
+REGISTRY = Registry()
+
+#: Builtins whose use makes a function device code whatever its qualifiers say.
+THREAD_BUILTINS = frozenset({"threadIdx", "blockDim"})
+
+_COMMENT_RE = re.compile(r"/\*.*?\*/|//.*", re.S)
+
+
+class Needs:
+    """What the rules read, declared at import: calls by name, binaries by operator, and
+    the calls that mark a function as device code. Filled before any file is analysed."""
+
+    calls: set[str] = set()
+    operators: set[str] = set()
+    device_calls: set[str] = set()
+
+
+def need(calls: Iterable[str] = (), operators: Iterable[str] = (), device_calls: Iterable[str] = ()) -> None:
+    """Declare that a rule reads these calls / binary operators from ``FunctionFacts``;
+    ``device_calls`` are builtins whose call makes a function device-like."""
+    Needs.calls.update(calls)
+    Needs.operators.update(operators)
+    Needs.device_calls.update(device_calls)
+    Needs.calls.update(device_calls)
+
+
+class Var(NamedTuple):
+    """A declared variable: enough to know its width and where its value came from.
+    (A named tuple: functions declare many, and this is built for each.)"""
+
+    name: str
+    type: str
+    node: Node  # the declared identifier
+    init: Node | None
+    in_for_init: bool = False
+
+
+@dataclass
+class FileFacts:
+    macros: dict[str, list[tuple[str, Node]]] = field(default_factory=dict)  # name -> [(body, #define)]
+    globals: dict[str, Var] = field(default_factory=dict)
+
+
+@dataclass
+class FunctionFacts:
+    """What one function body declares and computes."""
+
+    vars: dict[str, Var] = field(default_factory=dict)
+    assigned: dict[str, list[Node]] = field(default_factory=dict)  # name -> values assigned
+    calls: list[tuple[str, Node]] = field(default_factory=list)  # the needed names only
+    binaries: list[Node] = field(default_factory=list)  # those with a needed operator
+    device_like: bool = False
+
+
+@dataclass
+class Recorded:
+    """The per-file state of this module: recorded nodes in document order."""
+
+    nodes: list[Node] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    walked: bool = False  # the walk is over: ``nodes`` holds the whole file
+    file: FileFacts | None = None
+
+
+def normalised(type_text: str) -> str:
+    return " ".join(type_text.split())
+
+
+def macro_body(src: bytes, define: Node) -> str:
+    """A ``#define``'s body, comments blanked, stripped."""
+    value = define.child_by_field_name("value")
+    return _COMMENT_RE.sub(" ", text(src, value)).strip() if value is not None else ""
+
+
+# -- recording -----------------------------------------------------------------------------
+
+_GATHERED = ("declaration", "assignment_expression", "call_expression", "binary_expression", "field_expression")
+_FILE_NODES = ("preproc_def", "declaration")
+
+
+@REGISTRY.visits(*(t for t in _GATHERED if t != "call_expression"), "preproc_def")
+def record(node: Node, ctx: "Context") -> None:
+    """Keep, in document order, the nodes the facts are built from."""
+    if not ctx.in_macro_body:  # another tree: not part of any function body here
+        rec = ctx.states.get(Recorded)  # (``ctx.state`` inlined: this runs for many nodes)
+        if rec is None:
+            rec = ctx.state(Recorded)
+        rec.nodes.append(node)
+
+
+def _needed_call(callee: str) -> bool:
+    return not Needs.calls.isdisjoint(_WORD.findall(callee)) or not prefilters_on()
+
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+@REGISTRY.visits("call_expression", names=_needed_call)
+def record_call(node: Node, ctx: "Context") -> None:
+    """``record`` for the calls some rule reads; most calls are none."""
+    record(node, ctx)
+
+
+@REGISTRY.visits_file
+def walked(ctx: "Context") -> None:
+    """What ``record`` kept is now the whole file (file visitors of rules run after)."""
+    ctx.state(Recorded).walked = True
+
+
+# -- reading -------------------------------------------------------------------------------
+
+def file_facts(ctx: "Context") -> FileFacts:
+    """Object-like macros and file-scope variables, collected once per file: from the
+    nodes the walk recorded once it is over, else (a visitor asking during the walk) from
+    a query of the whole tree. Both see the same nodes in the same order."""
+    rec = ctx.state(Recorded)
+    if rec.file is None:
+        if rec.walked:
+            nodes = [n for n in rec.nodes if n.type in _FILE_NODES]
+        else:
+            nodes = find_all(ctx.tree.root_node, _FILE_NODES)
+        rec.file = _collect_file_facts(ctx.src, nodes)
+    return rec.file
+
+
+def _collect_file_facts(src: bytes, nodes: list[Node]) -> FileFacts:
+    facts = FileFacts()
+    for node in nodes:
+        if node.type == "preproc_def":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                facts.macros.setdefault(text(src, name), []).append((macro_body(src, node), node))
+        elif not _in_function(node):
+            for var in declared_vars(src, node):
+                facts.globals[var.name] = var
+    return facts
+
+
+def _in_function(node: Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "function_definition":
+            return True
+        parent = parent.parent
+    return False
+
+
+def declared_vars(src: bytes, decl: Node, in_for_init: bool = False) -> Iterator[Var]:
+    """Variables declared by a declaration or parameter declaration."""
+    ty = decl.child_by_field_name("type")
+    type_text = normalised(text(src, ty)) if ty is not None else ""
+    for d in decl.children_by_field_name("declarator"):
+        init = None
+        if d.type == "init_declarator":
+            init = d.child_by_field_name("value")
+            d = d.child_by_field_name("declarator")
+        if decl.type == "optional_parameter_declaration":
+            init = decl.child_by_field_name("default_value")
+        if d is not None and d.type == "identifier":
+            yield Var(text(src, d), type_text, d, init, in_for_init)
+
+
+def function_facts(ctx: "Context", func: Node) -> FunctionFacts:
+    """What ``func`` declares, assigns and calls, from the nodes the walk recorded (or,
+    for a function in a ``#define`` body, from a query of that body's own tree)."""
+    src = ctx.src
+    info = FunctionFacts(device_like=bool(function_qualifiers(src, func) & {"__global__", "__device__"}))
+    declarator = func.child_by_field_name("declarator")
+    params = declarator.child_by_field_name("parameters") if declarator is not None else None
+    for p in params.named_children if params is not None else ():
+        if p.type in ("parameter_declaration", "optional_parameter_declaration"):
+            for var in declared_vars(src, p):
+                info.vars[var.name] = var
+    body = func.child_by_field_name("body")
+    if body is None:
+        return info
+    nodes = find_all(body, _GATHERED) if ctx.in_macro_body else _recorded_within(ctx, body)
+    operators, device_calls = Needs.operators, Needs.device_calls
+    everything = not prefilters_on()
+    for node in nodes:
+        t = node.type
+        if t == "declaration":
+            parent = node.parent
+            in_for = parent is not None and parent.type == "for_statement" and (
+                parent.child_by_field_name("initializer") == node
+            )
+            for var in declared_vars(src, node, in_for):
+                info.vars[var.name] = var
+        elif t == "assignment_expression" and text(src, node.child_by_field_name("operator")) == "=":
+            left = node.child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                info.assigned.setdefault(text(src, left), []).append(node.child_by_field_name("right"))
+        elif t == "call_expression":
+            name = call_name(src, node)
+            if name:
+                info.calls.append((name, node))
+                info.device_like |= name in device_calls
+        elif t == "binary_expression":
+            op = node.child_by_field_name("operator")
+            if everything or op is None or op.type in operators:
+                info.binaries.append(node)
+        elif t == "field_expression" and not info.device_like:  # it only sets device_like
+            arg = node.child_by_field_name("argument")
+            info.device_like |= arg is not None and text(src, arg) in THREAD_BUILTINS
+    return info
+
+
+def _recorded_within(ctx: "Context", node: Node) -> list[Node]:
+    """The recorded nodes inside ``node`` (those starting within it), in document order."""
+    rec = ctx.state(Recorded)
+    nodes, starts = rec.nodes, rec.starts
+    if len(starts) != len(nodes):
+        starts = rec.starts = [n.start_byte for n in nodes]
+    return nodes[bisect_left(starts, node.start_byte):bisect_left(starts, node.end_byte)]

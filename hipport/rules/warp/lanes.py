@@ -1,0 +1,98 @@
+"""HP204 — lane and warp indices computed with a hard-coded 32 (``& 31``, ``/ 32``, ``1u << lane``)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from hipport import facts
+from hipport.findings import Effort, Severity
+from hipport.parse import Node, text
+from hipport.rules import REGISTRY
+from hipport.rules.warp.functions import function_check, may_be_device_like
+from hipport.rules.warp.scope import LANE_OPERANDS, Scope
+from hipport.rules.warp.syntax import int_value
+
+if TYPE_CHECKING:
+    from hipport.context import Context
+
+
+@REGISTRY.rule
+class LaneArithmetic32:
+    """Lane or warp index computed with a hard-coded 32
+
+    ## Why
+    `threadIdx.x & 31`, `% 32`, `/ 32` and `>> 5` compute the lane and the warp of a thread
+    for a 32-lane warp; on a 64-lane wave they give the wrong lane and twice as many
+    "warps". `1u << lane` is a 32-bit lane bit: for lanes 32–63 it is undefined. Only
+    reported when the operand is a thread index (`threadIdx`, `blockDim`, a variable
+    assigned from them, or a name such as `tid`/`lane`).
+
+    ## Example
+    ```cuda
+    int lane = threadIdx.x & 31;
+    int warp = threadIdx.x / 32;
+    unsigned bit = 1u << lane;
+    ```
+    becomes
+    ```cuda
+    int lane = threadIdx.x % warpSize;
+    int warp = threadIdx.x / warpSize;
+    unsigned long long bit = 1ull << lane;
+    ```
+
+    ## Fix
+    Use `warpSize` (a run-time value from ROCm 7.0) or a per-architecture `WARP_SIZE`
+    constant, and 64-bit lane bits.
+    """
+
+    code = "HP204"
+    slug = "lane-arithmetic-32"
+    severity = Severity.HIGH
+    effort = Effort.SMALL
+
+facts.need(operators=(*LANE_OPERANDS, "<<"))
+
+#: An integer literal that may be 31, 32 or 5 (any base, any suffix; also some others):
+#: the operand ``Scope.lane_op`` needs. A ``<<`` (``1 << lane``) or a ``'`` (digit
+#: separators) makes a function a candidate too.
+_LANE_NUMBER = re.compile(
+    rb"(?<![\w.'])(?:0[xX]0*(?:1[fF]|20|5)|0[bB]0*(?:11111|100000|101)|0*(?:37|40|5)|31|32)[uUlLzZ]*(?![\w.'])")
+
+
+def _may_have_lane_arithmetic(ctx: Context, func: Node) -> bool:
+    """False when device code cannot hold lane arithmetic: no ``<<`` and no literal 31/32/5."""
+    return may_be_device_like(ctx, func) and ctx.may_contain(b"<<", b"'", _LANE_NUMBER, within=func)
+
+
+@function_check(LaneArithmetic32, hint=_may_have_lane_arithmetic)
+def check_lane_arithmetic(ctx: Context, scope: Scope) -> None:
+    src = ctx.src
+    for node in scope.info.binaries:
+        op = scope.lane_op(node)
+        if op and op.startswith(("<", ">=")):
+            ctx.report(
+                LaneArithmetic32, node,
+                f"`{ctx.text(node)}` takes the first 32 threads as one warp for warp-level work; "
+                "a wave on CDNA has 64",
+                "test `threadIdx.x < warpSize` (and size the work for warpSize lanes)",
+            )
+            continue
+        if op:
+            ctx.report(
+                LaneArithmetic32, node,
+                f"`{ctx.text(node)}` computes a lane/warp index with `{op}` for 32-lane warps; "
+                "a wave on CDNA has 64",
+                "use `warpSize` (e.g. `% warpSize`, `/ warpSize`) or a per-architecture WARP_SIZE",
+            )
+            continue
+        if text(src, node.child_by_field_name("operator")) != "<<":
+            continue
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        one = int_value(src, left) if left is not None else None
+        if one and one[0] == 1 and "l" not in one[1] and right is not None and scope.is_lane(right):
+            ctx.report(
+                LaneArithmetic32, node,
+                f"`{ctx.text(node)}` is a 32-bit lane bit; lanes 32-63 of a 64-lane wave overflow it",
+                "use `1ull << lane` and a 64-bit mask variable",
+            )

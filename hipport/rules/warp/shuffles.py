@@ -1,0 +1,174 @@
+"""HP213, HP214 — shuffles built for 32 lanes: ``width`` 32, and ladders that start at 16.
+
+A ladder is reported where it is written: the offset 16 of an unrolled shuffle, or the
+``for`` loop around a shuffle that halves from 16 (or doubles up to 32).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from hipport.findings import Effort, Severity
+from hipport.parse import Node, call_arguments, call_name, text, walk
+from hipport.registry import any_word_of
+from hipport.rules import REGISTRY
+from hipport.rules.warp.syntax import int_value, is_int, strip
+from hipport.rules.warp.vocab import SHUFFLES
+
+if TYPE_CHECKING:
+    from hipport.context import Context
+
+
+@REGISTRY.rule
+class ShuffleWidth32:
+    """Shuffle with `width` 32
+
+    ## Why
+    `__shfl*(…, 32)` splits the wave into 32-lane segments. On a 64-lane wave that is two
+    independent halves: a reduction or broadcast meant for "the whole warp" covers half.
+
+    ## Example
+    ```cuda
+    v = __shfl_sync(mask, v, 0, 32);
+    ```
+    becomes
+    ```cuda
+    v = __shfl_sync(mask, v, 0);  // whole wave; or keep 32 if 32-lane tiles are intended
+    ```
+
+    ## Fix
+    Omit `width` (defaults to `warpSize`) unless 32-lane sub-groups are really meant.
+    """
+
+    code = "HP213"
+    slug = "shuffle-width-32"
+    severity = Severity.MEDIUM
+    effort = Effort.SMALL
+
+@REGISTRY.rule
+class ShuffleLadder16:
+    """Shuffle ladder that starts at 16
+
+    ## Why
+    `for (int o = 16; o > 0; o >>= 1)` or the unrolled `16, 8, 4, 2, 1` sequence reduces 32
+    lanes. On a 64-lane wave lanes 32–63 are never combined with 0–31: wrong sums (cupy PR
+    #9977). Ascending ladders bounded by 32 (`o < 32`) have the same problem.
+
+    ## Example
+    ```cuda
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(mask, v, o);
+    ```
+    becomes
+    ```cuda
+    for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(mask, v, o);
+    ```
+
+    ## Fix
+    Start at `warpSize / 2` (or a per-architecture `WARP_SIZE / 2`).
+    """
+
+    code = "HP214"
+    slug = "shuffle-ladder-16"
+    severity = Severity.HIGH
+    effort = Effort.SMALL
+
+
+@REGISTRY.visits("call_expression", names=any_word_of(SHUFFLES), codes=(ShuffleWidth32, ShuffleLadder16))
+def check_shuffle(call: Node, ctx: Context) -> None:
+    src = ctx.src
+    name = call_name(src, call)
+    if name is None or name not in SHUFFLES:
+        return
+    args = call_arguments(call)
+    delta_at, width_at = SHUFFLES[name]
+    width = args[width_at] if len(args) > width_at else None
+    if width is not None and is_int(src, width, 32):
+        ctx.report(
+            ShuffleWidth32, width,
+            f"`{name}` with width 32 shuffles within 32-lane halves of a 64-lane wave",
+            "omit width (defaults to warpSize) unless 32-lane groups are intended",
+        )
+    delta = args[delta_at] if delta_at is not None and len(args) > delta_at else None
+    narrow = width is not None and (v := int_value(src, width)) is not None and v[0] < 32
+    if delta is not None and is_int(src, delta, 16) and not narrow:
+        ctx.report(
+            ShuffleLadder16, delta,
+            f"`{name}` with offset 16 starts a 32-lane reduction ladder; "
+            "lanes 32-63 of a wave are never combined",
+            "start the ladder at warpSize / 2",
+        )
+
+
+_SHFL_RE = re.compile(rb"shfl", re.I)
+
+
+@REGISTRY.visits("for_statement", source=lambda src: _SHFL_RE.search(src) is not None,  # _shuffles_with
+                 codes=(ShuffleLadder16,))
+def check_ladder_loop(loop: Node, ctx: Context) -> None:
+    """``for (o = 16; ...; o >>= 1)`` and ``for (o = 1; o < 32; o <<= 1)`` around a shuffle."""
+    src = ctx.src
+    if not ctx.may_contain(_SHFL_RE, within=loop):
+        return  # no shuffle in the loop (_shuffles_with)
+    init, cond, update = (loop.child_by_field_name(f) for f in ("initializer", "condition", "update"))
+    if init is None or cond is None or update is None:
+        return
+    start: Node | None = None
+    var = ""
+    if init.type == "declaration":
+        decl = init.child_by_field_name("declarator")
+        if decl is not None and decl.type == "init_declarator":
+            start, target = decl.child_by_field_name("value"), decl.child_by_field_name("declarator")
+            var = text(src, target) if target is not None else ""
+    elif init.type == "assignment_expression":
+        start, var = init.child_by_field_name("right"), text(src, init.child_by_field_name("left"))
+    if start is None or not var:
+        return
+    step = _step(src, update, var)
+    if step == "down" and is_int(src, start, 16):
+        where = start
+    elif step == "up" and is_int(src, start, 1) and (bound := _upper_bound_32(src, cond, var)) is not None:
+        where = bound
+    else:
+        return
+    body = loop.child_by_field_name("body")
+    if body is None or not _shuffles_with(src, body, var):
+        return
+    ctx.report(
+        ShuffleLadder16, where,
+        f"shuffle ladder over `{var}` {'starts at 16' if step == 'down' else 'stops at 32'}: "
+        "it reduces 32 lanes; a wave on CDNA has 64",
+        "start at warpSize / 2" if step == "down" else "bound the ladder by warpSize",
+    )
+
+
+def _step(src: bytes, update: Node, var: str) -> str | None:
+    """``"down"`` for halving updates of ``var``, ``"up"`` for doubling ones."""
+    s = "".join(text(src, update).split())
+    if s in (f"{var}>>=1", f"{var}/=2", f"{var}={var}>>1", f"{var}={var}/2"):
+        return "down"
+    if s in (f"{var}<<=1", f"{var}*=2", f"{var}={var}<<1", f"{var}={var}*2"):
+        return "up"
+    return None
+
+
+def _upper_bound_32(src: bytes, cond: Node, var: str) -> Node | None:
+    cond = strip(cond)
+    if cond.type != "binary_expression" or text(src, cond.child_by_field_name("left")) != var:
+        return None
+    op, right = text(src, cond.child_by_field_name("operator")), cond.child_by_field_name("right")
+    if (op == "<" and is_int(src, right, 32)) or (op == "<=" and is_int(src, right, 16)):
+        return right
+    return None
+
+
+def _shuffles_with(src: bytes, body: Node, var: str) -> bool:
+    """A call whose name mentions ``shfl`` takes ``var`` as an argument somewhere in ``body``."""
+    for n in walk(body):
+        if n.type == "call_expression":
+            name = call_name(src, n) or ""
+            if "shfl" in name.lower() and any(
+                c.type == "identifier" and text(src, c) == var for a in call_arguments(n) for c in walk(a)
+            ):
+                return True
+    return False

@@ -1,0 +1,84 @@
+"""Small syntax helpers of the HP2xx rules: integer literals, full masks, qualifiers."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from hipport.facts import normalised
+from hipport.parse import Node, parse, text, walk
+from hipport.rules.warp.vocab import MASK32_TYPES
+
+_INT_RE = re.compile(r"^(0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9']+)([uUlLzZ]*)$")
+
+
+def strip(node: Node) -> Node:
+    """The expression inside any parentheses."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
+
+
+def int_value(src: bytes, node: Node) -> tuple[int, str] | None:
+    """(value, suffix) of an integer literal, with ``-1`` written as ``-1`` or ``- 1``."""
+    node = strip(node)
+    sign = 1
+    if node.type == "unary_expression" and text(src, node.children[0]) == "-":
+        sign, node = -1, strip(node.named_children[0])
+    if node.type != "number_literal":
+        return None
+    raw = text(src, node)
+    if raw.startswith("-"):
+        sign, raw = -sign, raw[1:]
+    m = _INT_RE.match(raw)
+    if not m:
+        return None
+    digits = m.group(1).replace("'", "")
+    prefix = digits[:2].lower()
+    base = 16 if prefix == "0x" else 2 if prefix == "0b" else 8 if len(digits) > 1 and digits[0] == "0" else 10
+    try:
+        return sign * int(digits, base), m.group(2).lower()
+    except ValueError:  # 09 and friends: not a valid literal
+        return None
+
+
+def is_int(src: bytes, node: Node | None, *values: int) -> bool:
+    v = int_value(src, node) if node is not None else None
+    return v is not None and v[0] in values
+
+
+def is_full_mask32(src: bytes, node: Node) -> bool:
+    """True for the spellings of "all 32 lanes": 0xffffffff (any suffix), ~0u, -1, (unsigned)-1."""
+    node = strip(node)
+    if node.type == "cast_expression":
+        ty = node.child_by_field_name("type")
+        value = node.child_by_field_name("value")
+        if ty is None or value is None or normalised(text(src, ty)) not in MASK32_TYPES:
+            return False
+        return is_full_mask32(src, value) or is_int(src, value, -1)
+    if node.type == "unary_expression" and text(src, node.children[0]) == "~":
+        v = int_value(src, node.named_children[0])
+        return v is not None and v[0] == 0 and "l" not in v[1]
+    v = int_value(src, node)
+    if v is None:
+        return False
+    return v[0] == 0xFFFFFFFF or (v[0] == -1 and "l" not in v[1])
+
+
+@lru_cache(maxsize=256)
+def macro_is_full_mask32(body: str) -> bool:
+    """Whether a macro body is a 32-bit full mask: parse it as an expression and ask."""
+    src = f"int __hipport_probe = ({body});".encode()
+    tree = parse(src)
+    for node in walk(tree.root_node):
+        if node.type == "init_declarator":
+            value = node.child_by_field_name("value")
+            return value is not None and not tree.root_node.has_error and is_full_mask32(src, value)
+    return False
+
+
+def has_qualifier(decl: Node, keyword: str) -> bool:
+    """``__shared__``/``constexpr`` among a declaration's type qualifiers."""
+    return any(
+        c.type == "type_qualifier" and c.child_count > 0 and c.children[0].type == keyword for c in decl.children
+    )
