@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from hipport.parse import Node, call_name, find_all, function_qualifiers, text
+from hipport.parse import enclosing_function as parse_enclosing_function
 from hipport.registry import Registry, prefilters_on
 
 if TYPE_CHECKING:
@@ -105,10 +106,10 @@ def macro_body(src: bytes, define: Node) -> str:
 # -- recording -----------------------------------------------------------------------------
 
 _GATHERED = ("declaration", "assignment_expression", "call_expression", "binary_expression", "field_expression")
-_FILE_NODES = ("preproc_def", "declaration")
+_FILE_NODES = ("preproc_def", "declaration", "function_definition")
 
 
-@REGISTRY.visits(*(t for t in _GATHERED if t != "call_expression"), "preproc_def")
+@REGISTRY.visits(*(t for t in _GATHERED if t != "call_expression"), "preproc_def", "function_definition")
 def record(node: Node, ctx: "Context") -> None:
     """Keep, in document order, the nodes the facts are built from."""
     if not ctx.in_macro_body:  # another tree: not part of any function body here
@@ -154,25 +155,87 @@ def file_facts(ctx: "Context") -> FileFacts:
 
 
 def _collect_file_facts(src: bytes, nodes: list[Node]) -> FileFacts:
+    """``nodes`` in document order, function definitions among them: a declaration is in a
+    function when one of the definitions met before it has not ended (ranges nest), which
+    spares a walk up the tree per declaration (``Node.parent`` descends from the root)."""
     facts = FileFacts()
+    open_functions: list[Node] = []
     for node in nodes:
-        if node.type == "preproc_def":
+        t = node.type
+        start = node.start_byte
+        while open_functions and open_functions[-1].end_byte <= start:
+            open_functions.pop()
+        if t == "function_definition":
+            open_functions.append(node)
+        elif t == "preproc_def":
             name = node.child_by_field_name("name")
             if name is not None:
                 facts.macros.setdefault(text(src, name), []).append((macro_body(src, node), node))
-        elif not _in_function(node):
+        elif not open_functions:
             for var in declared_vars(src, node):
                 facts.globals[var.name] = var
     return facts
 
 
-def _in_function(node: Node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.type == "function_definition":
-            return True
-        parent = parent.parent
-    return False
+@dataclass
+class _OpenFunctions:
+    """Per file: the definitions the walk has entered, innermost last, popped once the walk
+    is past their end (``enclosing_function``)."""
+
+    stack: list[Node] = field(default_factory=list)
+
+
+@REGISTRY.visits("function_definition")
+def enter_function(node: Node, ctx: "Context") -> None:
+    if not ctx.in_macro_body:
+        ctx.state(_OpenFunctions).stack.append(node)
+
+
+def enclosing_function(ctx: "Context", node: Node) -> Node | None:
+    """The innermost ``function_definition`` around ``node`` (not ``node`` itself), for a
+    visitor during the walk: from the definitions the walk has entered, in constant time
+    amortised. ``parse.enclosing_function`` climbs ``Node.parent``, which tree-sitter finds
+    by descending from the root: quadratic in the nesting depth, for every node asking.
+    (Nodes of a reparsed ``#define`` body belong to a small tree of their own: climbed.)"""
+    if ctx.in_macro_body or ctx.state(Recorded).walked:
+        return parse_enclosing_function(node)
+    stack = ctx.state(_OpenFunctions).stack
+    start = node.start_byte
+    while stack and stack[-1].end_byte <= start:
+        stack.pop()
+    i = len(stack) - 1
+    if i >= 0 and node.type == "function_definition" and stack[i].start_byte == start \
+            and stack[i].end_byte == node.end_byte:
+        i -= 1  # the definition itself: its enclosing one is below it
+    return stack[i] if i >= 0 else None
+
+
+def is_device_code(ctx: "Context", node: Node) -> bool:
+    """True inside a ``__global__`` or ``__device__`` function body (``parse.is_device_code``
+    without the climb)."""
+    func = enclosing_function(ctx, node)
+    return func is not None and bool(function_qualifiers(ctx.src, func) & {"__global__", "__device__"})
+
+
+@dataclass
+class _InnerQualified:
+    """Per file: (start, end) of the qualified names that are a part of a longer one."""
+
+    ranges: set[tuple[int, int]] = field(default_factory=set)
+
+
+def outermost_qualified(ctx: "Context", node: Node) -> bool:
+    """Whether a ``qualified_identifier`` is not a part of a longer one (``a::b`` of
+    ``a::b::c``), for its visitors during the walk: the walk meets the longer name first,
+    which marks its parts, instead of each part asking for its parent (quadratic in
+    nested names: 200 KB of ``cub::cub::…`` took a minute). Every visitor of the node
+    gets the same answer."""
+    inner = ctx.state(_InnerQualified).ranges
+    outermost = (node.start_byte, node.end_byte) not in inner
+    for child in node.children:
+        if child.type == "qualified_identifier":
+            inner.add((child.start_byte, child.end_byte))
+    return outermost
 
 
 def declared_vars(src: bytes, decl: Node, in_for_init: bool = False) -> Iterator[Var]:

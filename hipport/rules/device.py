@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from hipport import gpus
+from hipport import facts, gpus
 from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.parse import (
-    Node, call_arguments, call_name, enclosing_function, is_device_code, qualified_parts, text,
+    Node, call_arguments, call_name, qualified_parts, text,
 )
 from hipport.rule import Rule
 from hipport.registry import any_bytes_of, any_word_of
@@ -581,8 +581,8 @@ def _once(ctx: Context, key: str, rule: Rule, where: Node | tuple[int, int], mes
     ctx.report(rule, where, message, suggestion)
 
 
-def _func_key(node: Node) -> int:
-    func = enclosing_function(node)
+def _func_key(ctx: Context, node: Node) -> int:
+    func = facts.enclosing_function(ctx, node)
     return func.start_byte if func is not None else -1
 
 
@@ -724,7 +724,7 @@ def _report_ptx(ctx: Context, where: Node, template: str, in_device: bool | None
         return  # AMD assembly (an AMD-only branch of a ported file), not PTX
     looks_ptx = any("." in i or i.startswith("%") for i in items)
     if in_device is None and not looks_ptx:  # not given: ``where`` is the asm node itself
-        in_device = is_device_code(ctx.src, where)
+        in_device = facts.is_device_code(ctx, where)
     if not (in_device or looks_ptx):
         return  # host inline assembly (x86, Arm) is not a GPU porting problem
     shown = ", ".join(f"`{i}`" for i in items[:4]) or "PTX"
@@ -780,7 +780,7 @@ def _group_kind(node: Node | None, ctx: Context) -> str | None:
         return {"this_grid": "grid", "this_cluster": "cluster"}.get(last)
     if node.type == "identifier":
         groups = _state(ctx).groups
-        return groups.get((_func_key(node), text(ctx.src, node))) if groups else None
+        return groups.get((_func_key(ctx, node), text(ctx.src, node))) if groups else None
     return None
 
 
@@ -829,7 +829,7 @@ def _call(node: Node, ctx: Context) -> None:
         return
     if len(parts) > 1:
         return
-    if name == "cudaDeviceSynchronize" and is_device_code(src, node):
+    if name == "cudaDeviceSynchronize" and facts.is_device_code(ctx, node):
         ctx.report(DynamicParallelism, node, "`cudaDeviceSynchronize()` in device code "
                    "(dynamic parallelism) is not supported by HIP",
                    "synchronise on the host after the launch")
@@ -847,7 +847,7 @@ def _call(node: Node, ctx: Context) -> None:
     elif name == "cudaFuncSetAttribute" and len(args) >= 3 and \
             text(src, args[1]) == "cudaFuncAttributeMaxDynamicSharedMemorySize":
         _check_shared_size(ctx, args[2], "dynamic shared memory limit set by cudaFuncSetAttribute")
-    elif name in ("clock", "clock64") and is_device_code(src, node):
+    elif name in ("clock", "clock64") and facts.is_device_code(ctx, node):
         _once(ctx, f"clock:{name}", DeviceClock, node, f"`{name}()` in device code counts at a "
               "GPU-specific rate (unreliable on RDNA3)",
               "use wall_clock64() with hipDeviceAttributeWallClockRate for time")
@@ -871,7 +871,7 @@ def _call(node: Node, ctx: Context) -> None:
 
 @REGISTRY.visits("kernel_call_syntax")
 def _launch(node: Node, ctx: Context) -> None:
-    if is_device_code(ctx.src, node):
+    if facts.is_device_code(ctx, node):
         call = node.parent if node.parent is not None else node
         ctx.report(DynamicParallelism, call, "kernel launch from device code (dynamic parallelism) "
                    "is not supported by HIP", "launch the child kernel from the host on the same stream")
@@ -937,7 +937,7 @@ def _array_extents(src: bytes, decl: Node) -> list[str] | None:
 
 
 def _function_name(ctx: Context, node: Node) -> str:
-    func = enclosing_function(node)
+    func = facts.enclosing_function(ctx, node)
     decl = func.child_by_field_name("declarator") if func is not None else None
     return f"`{ctx.text(decl).split('(')[0].strip()}`" if decl is not None else "this translation unit"
 
@@ -958,7 +958,7 @@ def _shared_decl(node: Node, ctx: Context) -> None:
             if v is None:
                 return
             total *= v
-        key = _func_key(node)
+        key = _func_key(ctx, node)
         before = st.shared_bytes.get(key, 0)
         st.shared_bytes[key] = before + total
         limit = _lds_limit(ctx)
@@ -1056,7 +1056,7 @@ def _declared(node: Node, ctx: Context) -> None:
     key = None  # the enclosing function, found only when needed (it climbs the tree)
     last = type_text.rsplit("::", 1)[-1]
     if last in _HALF_TYPES:
-        key = _func_key(node)
+        key = _func_key(ctx, node)
         for n, indirect in _declared_names_and_indirection(node):
             (st.half_ptrs if indirect else st.half_vars).add((key, text(src, n)))
     if "cudaPointerAttributes" in type_text:
@@ -1068,7 +1068,7 @@ def _declared(node: Node, ctx: Context) -> None:
         ident = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
         if kind and ident is not None and ident.type == "identifier":
             if key is None:
-                key = _func_key(node)
+                key = _func_key(ctx, node)
             st.groups[(key, text(src, ident))] = kind
 
 
@@ -1195,11 +1195,11 @@ def _use(archs: list[str]) -> str:
 
 @REGISTRY.visits("qualified_identifier")
 def _qualified(node: Node, ctx: Context) -> None:
-    if node.parent is not None and node.parent.type == "qualified_identifier":
+    if not facts.outermost_qualified(ctx, node):
         return
     parts = qualified_parts(ctx.src, node)
     if parts[0] in ("nvcuda", "wmma") and len(parts) > 1:  # once per function that uses it
-        _once(ctx, f"wmma:{_func_key(node)}", Wmma, node, f"`{'::'.join(parts)}`: HIP has no warp-matrix (wmma) API",
+        _once(ctx, f"wmma:{_func_key(ctx, node)}", Wmma, node, f"`{'::'.join(parts)}`: HIP has no warp-matrix (wmma) API",
               "port to rocWMMA (rocwmma::fragment, load_matrix_sync, mma_sync, store_matrix_sync)")
     elif parts[0] == "cuda" and len(parts) == 2 and parts[1] in _CUDA_ASYNC:
         _once(ctx, f"async:{parts[1]}", AsyncCopy, node, f"`cuda::{parts[1]}` has no HIP implementation",
@@ -1277,7 +1277,7 @@ def _binary(node: Node, ctx: Context) -> None:
                 return
     if not st.half_vars and not st.half_ptrs:
         return
-    key = _func_key(node)
+    key = _func_key(ctx, node)
     for side in (left, right):
         name = _operand_name(ctx.src, side)
         element = side is not None and side.type == "subscript_expression"  # p[i]: a value

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from hipport.datafiles import mappings
+from hipport import facts
 from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.parse import Node, qualified_parts, text
@@ -531,7 +532,7 @@ def _libraries_by_first_part() -> dict[str, tuple[Library, ...]]:
 
 @REGISTRY.visits("qualified_identifier")
 def _qualified(node: Node, ctx: Context) -> None:
-    if node.parent is not None and node.parent.type == "qualified_identifier":
+    if not facts.outermost_qualified(ctx, node):
         return
     parts = qualified_parts(ctx.src, node)
     _match_path(ctx, node, parts, f"`{'::'.join(parts)}`")
