@@ -62,7 +62,7 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
         for visitor in reg.file_visitors:
             if visitor.wanted(options):
                 visitor.fn(ctx)
-    ctx.findings = _without_duplicates(ctx.findings)
+    ctx.findings = _without_duplicates(ctx.findings, registries[-1].rules)
     return ctx
 
 
@@ -297,30 +297,33 @@ def _admit(memo: dict[bytes, tuple], entry: tuple, key: bytes) -> tuple:
 _VERDICTS: dict = {}
 
 
-def _without_duplicates(findings: list) -> list:
-    """One finding per thing: exact repeats go, a feature or library rule (HP3xx, HP4xx)
-    at a place supersedes the bare mapping status (HP10x) of the same token, because it
-    says what the construct is and what to do instead, and an ``#if`` condition that
-    HP309 reports gets no HP106 for the ``__CUDA_ARCH__`` tokens inside it."""
+def _without_duplicates(findings: list, rules_by_code: dict) -> list:
+    """One finding per thing: exact repeats go, and so does every finding another one
+    supersedes (``Rule.supersedes``: e.g. a feature rule at a token makes the bare mapping
+    status of that token redundant, because it says what the construct is and what to do
+    instead)."""
     unique = list({(f.code, f.line, f.col, f.message): f for f in findings}.values())
-    specific = {(f.line, f.col) for f in unique if f.code[:3] in ("HP3", "HP4")}
-    arch_tests = [f for f in unique if f.code == "HP309"]
+    at_place: dict[tuple[int, int], set[str]] = {}
+    around: list[tuple] = []  # (superseding finding, Supersedes) with ``within``
+    for f in unique:
+        rule = rules_by_code.get(f.code)
+        for s in rule.supersedes if rule is not None else ():
+            if s.within:
+                around.append((f, s))
+            else:
+                at_place.setdefault((f.line, f.col), set()).update(s.codes)
+    if not at_place and not around:
+        return unique
     return [f for f in unique
-            if not (f.code in _MAPPING_STATUS and (f.line, f.col) in specific)
-            and not (f.code == "HP106" and arch_tests and _names_cuda_arch(f)
-                     and any(_inside(f, test) for test in arch_tests))]
+            if f.code not in at_place.get((f.line, f.col), ())
+            and not any(f.code in s.codes and _inside(f, g) and _starts_with(f, s.token) for g, s in around)]
 
 
-def _names_cuda_arch(f) -> bool:
-    return f.source_line.encode("utf-8", "surrogateescape")[f.col - 1:].startswith(b"__CUDA_ARCH__")
+def _starts_with(f, token: str) -> bool:
+    return not token or f.source_line.encode("utf-8", "surrogateescape")[f.col - 1:].startswith(token.encode())
 
 
 def _inside(inner, outer) -> bool:
     """Whether ``inner``'s range lies within ``outer``'s (1-based line and byte column)."""
     return (outer.line, outer.col) <= (inner.line, inner.col) \
         and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
-
-
-#: The bare "what the tables say about this name" codes (unsupported, newer, removed,
-#: deprecated, experimental); other HP1xx rules carry information of their own.
-_MAPPING_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105"})

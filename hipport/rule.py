@@ -20,6 +20,18 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Supersedes:
+    """Which findings of other rules a finding of this rule makes redundant: those of
+    ``codes`` at the same place (same start), or with ``within`` anywhere inside its
+    range, and with ``token`` only those whose text starts with it. The engine applies
+    it (``analyze``); it knows no rule by name."""
+
+    codes: frozenset[str]
+    within: bool = False
+    token: str = ""
+
+
+@dataclass(frozen=True)
 class Rule:
     code: str  # HP201
     slug: str  # warp-mask-32bit
@@ -29,6 +41,7 @@ class Rule:
     doc: str  # markdown: why, example before/after, how to fix
     rocm_min: Version | None = None  # applies when target >= rocm_min
     rocm_max: Version | None = None  # applies when target < rocm_max
+    supersedes: tuple[Supersedes, ...] = ()
 
     @property
     def family(self) -> str:
@@ -65,4 +78,5 @@ def rule_from_class(cls: type) -> Rule:
         doc=body.strip(),
         rocm_min=getattr(cls, "rocm_min", None),
         rocm_max=getattr(cls, "rocm_max", None),
+        supersedes=tuple(getattr(cls, "supersedes", ())),
     )

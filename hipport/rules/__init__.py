@@ -7,8 +7,21 @@ HP3xx device features, HP4xx libraries, HP5xx build and Python.
 from __future__ import annotations
 
 from hipport.registry import Registry
+from hipport.rule import Supersedes
 
 REGISTRY = Registry()
+
+#: The bare "what the tables say about this name" codes (unsupported, newer, removed,
+#: deprecated, experimental); other HP1xx rules carry information of their own.
+MAPPING_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105"})
+
+
+class SaysWhatItIs:
+    """Base of the feature and library rules (HP3xx, HP4xx): a finding that says what a
+    construct is and what to do instead supersedes the bare mapping status of the same
+    token."""
+
+    supersedes: tuple[Supersedes, ...] = (Supersedes(MAPPING_STATUS),)
 
 #: Family modules, imported by ``load()``; each registers its rules and visitors.
 FAMILY_MODULES: tuple[str, ...] = ("api", "build", "conversion", "deep", "device", "gpu", "libraries", "warp",

@@ -24,9 +24,9 @@ from hipport.findings import Effort, Severity
 from hipport.parse import (
     Node, call_arguments, call_name, qualified_parts, text,
 )
-from hipport.rule import Rule
+from hipport.rule import Rule, Supersedes
 from hipport.registry import any_bytes_of, any_word_of
-from hipport.rules import REGISTRY
+from hipport.rules import REGISTRY, SaysWhatItIs
 from hipport.versions import short_version
 
 
@@ -35,7 +35,7 @@ from hipport.versions import short_version
 
 
 @REGISTRY.rule
-class InlinePtx:
+class InlinePtx(SaysWhatItIs):
     """Inline PTX assembly
 
     AMD GPUs do not execute PTX: an `asm(...)` block written for NVIDIA fails to assemble
@@ -63,7 +63,7 @@ class InlinePtx:
 
 
 @REGISTRY.rule
-class DynamicParallelism:
+class DynamicParallelism(SaysWhatItIs):
     """Kernel launch or device synchronisation from device code (dynamic parallelism)
 
     HIP does not support dynamic parallelism: a `<<<...>>>` launch inside a `__global__` or
@@ -87,7 +87,7 @@ class DynamicParallelism:
 
 
 @REGISTRY.rule
-class HopperOnly:
+class HopperOnly(SaysWhatItIs):
     """Thread-block clusters, distributed shared memory or TMA (Hopper-only)
 
     Clusters (`__cluster_dims__`, `cg::this_cluster()`, `cluster.sync()`,
@@ -114,7 +114,7 @@ class HopperOnly:
 
 
 @REGISTRY.rule
-class Wmma:
+class Wmma(SaysWhatItIs):
     """Warp matrix functions (`nvcuda::wmma`, `<mma.h>`)
 
     HIP has no warp-matrix API. The fragments also assume a 32-lane warp; AMD matrix cores
@@ -140,7 +140,7 @@ class Wmma:
 
 
 @REGISTRY.rule
-class AsyncCopy:
+class AsyncCopy(SaysWhatItIs):
     """Asynchronous copies and pipelines (`cuda::memcpy_async`, `cuda::pipeline`, `cuda::barrier`)
 
     libcu++'s asynchronous-copy pipeline, `cuda::barrier` and the `__pipeline_*`
@@ -166,7 +166,7 @@ class AsyncCopy:
 
 
 @REGISTRY.rule
-class SharedMemoryOver64K:
+class SharedMemoryOver64K(SaysWhatItIs):
     """Shared memory above 64 KiB per block
 
     LDS is 64 KiB per workgroup on gfx908/gfx90a/gfx942 and the RDNA GPUs; only gfx950
@@ -194,7 +194,7 @@ class SharedMemoryOver64K:
 
 
 @REGISTRY.rule
-class TextureReference:
+class TextureReference(SaysWhatItIs):
     """Texture references (`texture<>`, `cudaBindTexture*`, `tex1Dfetch` on a reference)
 
     Texture references were removed in CUDA 12 and are deprecated in HIP since 3.8; their
@@ -219,7 +219,7 @@ class TextureReference:
 
 
 @REGISTRY.rule
-class ThreadfenceSystem:
+class ThreadfenceSystem(SaysWhatItIs):
     """`__threadfence_system()` does not flush to the host on AMD
 
     The fence orders memory but does not make device writes visible to the host or peer
@@ -243,7 +243,7 @@ class ThreadfenceSystem:
 
 
 @REGISTRY.rule
-class CudaArchTest:
+class CudaArchTest(SaysWhatItIs):
     """`__CUDA_ARCH__` tests in preprocessor conditions
 
     hipcc does not define `__CUDA_ARCH__` for AMD targets: `#ifdef __CUDA_ARCH__` device
@@ -261,6 +261,9 @@ class CudaArchTest:
     `__HIP_ARCH_HAS_*` for features; keep the CUDA test beside it for NVIDIA builds.
     """
 
+    #: One finding per condition: no HP106 for the ``__CUDA_ARCH__`` tokens inside it
+    #: (another CUDA macro in it keeps its own).
+    supersedes = (*SaysWhatItIs.supersedes, Supersedes(frozenset({"HP106"}), within=True, token="__CUDA_ARCH__"))
     code = "HP309"
     slug = "cuda-arch-test"
     severity = Severity.MEDIUM
@@ -268,7 +271,7 @@ class CudaArchTest:
 
 
 @REGISTRY.rule
-class Fp8Format:
+class Fp8Format(SaysWhatItIs):
     """fp8 types: FNUZ on gfx942, OCP on gfx950/gfx12
 
     `__nv_fp8_e4m3`/`__nv_fp8_e5m2` are OCP formats. gfx942 (MI300) implements the FNUZ
@@ -297,7 +300,7 @@ class Fp8Format:
 
 
 @REGISTRY.rule
-class HalfOperators:
+class HalfOperators(SaysWhatItIs):
     """Arithmetic operators on `__half` / `__nv_bfloat16` values
 
     HIP defines these operators, but builds that define `__HIP_NO_HALF_OPERATORS__` or
@@ -320,7 +323,7 @@ class HalfOperators:
 
 
 @REGISTRY.rule
-class CooperativeGroupsGap:
+class CooperativeGroupsGap(SaysWhatItIs):
     """Cooperative-groups algorithms HIP lacks (`cg::reduce`, scans, `cg::memcpy_async`)
 
     HIP's cooperative groups are a subset: `cooperative_groups::reduce` arrives in 7.13,
@@ -345,7 +348,7 @@ class CooperativeGroupsGap:
 
 
 @REGISTRY.rule
-class GridSync:
+class GridSync(SaysWhatItIs):
     """Grid-wide synchronisation (`this_grid().sync()`) needs a cooperative launch
 
     A grid barrier only works when the kernel is launched with `hipLaunchCooperativeKernel`
@@ -371,7 +374,7 @@ class GridSync:
 
 
 @REGISTRY.rule
-class GraphConditional:
+class GraphConditional(SaysWhatItIs):
     """CUDA graph conditional nodes (IF / WHILE / SWITCH)
 
     Conditional graph nodes (`cudaGraphConditionalHandle`, `cudaGraphCondType*`,
@@ -394,7 +397,7 @@ class GraphConditional:
 
 
 @REGISTRY.rule
-class GraphBeta:
+class GraphBeta(SaysWhatItIs):
     """HIP graphs are a beta API before ROCm 7.0
 
     On ROCm 6.x hipGraph prints beta warnings and has known capture gaps; 7.0 removed the
@@ -417,7 +420,7 @@ class GraphBeta:
 
 
 @REGISTRY.rule
-class ManagedMemory:
+class ManagedMemory(SaysWhatItIs):
     """Managed (unified) memory without HMM
 
     `cudaMallocManaged` memory migrates on demand only when the GPU and kernel support HMM
@@ -442,7 +445,7 @@ class ManagedMemory:
 
 
 @REGISTRY.rule
-class MemoryTypeNumeric:
+class MemoryTypeNumeric(SaysWhatItIs):
     """`cudaMemoryType` compared as a number
 
     The numbering of `hipMemoryType` has changed across HIP releases and includes AMD-only
@@ -466,7 +469,7 @@ class MemoryTypeNumeric:
 
 
 @REGISTRY.rule
-class TrapSleep:
+class TrapSleep(SaysWhatItIs):
     """`__trap`, `__nanosleep`, `__prof_trigger`
 
     HIPIFY maps none of these: `__trap` ends the kernel differently (use `abort()` or
@@ -490,7 +493,7 @@ class TrapSleep:
 
 
 @REGISTRY.rule
-class DeviceClock:
+class DeviceClock(SaysWhatItIs):
     """`clock()` / `clock64()` in device code
 
     The shader clock counts at a GPU-specific rate and is unreliable on RDNA3; timings and
@@ -511,7 +514,7 @@ class DeviceClock:
 
 
 @REGISTRY.rule
-class Ldg:
+class Ldg(SaysWhatItIs):
     """`__ldg` is a plain load on AMD
 
     `__ldg` compiles, but AMD GPUs have no separate read-only data cache path: the call is a

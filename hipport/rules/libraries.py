@@ -24,7 +24,7 @@ from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.parse import Node, qualified_parts, text
 from hipport.rule import Rule
-from hipport.rules import REGISTRY
+from hipport.rules import REGISTRY, SaysWhatItIs
 from hipport.versions import Version, parse_version, short_version
 
 if sys.version_info >= (3, 11):
@@ -37,7 +37,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 
 @REGISTRY.rule
-class Cutlass:
+class Cutlass(SaysWhatItIs):
     """CUTLASS / CuTe
 
     CUTLASS and CuTe are NVIDIA template libraries built on PTX, `mma.sync`, `wgmma` and
@@ -62,7 +62,7 @@ class Cutlass:
 
 
 @REGISTRY.rule
-class TensorRT:
+class TensorRT(SaysWhatItIs):
     """TensorRT
 
     TensorRT (`NvInfer.h`, `nvinfer1::`, the ONNX parser) is NVIDIA-only.
@@ -85,7 +85,7 @@ class TensorRT:
 
 
 @REGISTRY.rule
-class LibCudacxx:
+class LibCudacxx(SaysWhatItIs):
     """libcu++ (`cuda::std`, `cuda::atomic`)
 
     NVIDIA's C++ standard library for device code has no HIP implementation.
@@ -108,7 +108,7 @@ class LibCudacxx:
 
 
 @REGISTRY.rule
-class Cudnn:
+class Cudnn(SaysWhatItIs):
     """cuDNN → MIOpen is a manual port
 
     MIOpen covers most of cuDNN's operations, but the API differs (descriptors, algorithm
@@ -133,7 +133,7 @@ class Cudnn:
 
 
 @REGISTRY.rule
-class CudnnFrontend:
+class CudnnFrontend(SaysWhatItIs):
     """cuDNN frontend (graph API)
 
     `cudnn_frontend` is a header-only C++ layer over cuDNN's backend graph API; MIOpen has
@@ -153,7 +153,7 @@ class CudnnFrontend:
 
 
 @REGISTRY.rule
-class Nvtx:
+class Nvtx(SaysWhatItIs):
     """NVTX ranges map to roctx
 
     ```cuda
@@ -175,7 +175,7 @@ class Nvtx:
 
 
 @REGISTRY.rule
-class Nvtx3Cpp:
+class Nvtx3Cpp(SaysWhatItIs):
     """NVTX3 C++ API has no roctx counterpart
 
     `nvtx3::scoped_range`, domains and registered strings do not exist in roctx.
@@ -196,7 +196,7 @@ class Nvtx3Cpp:
 
 
 @REGISTRY.rule
-class FlashAttention:
+class FlashAttention(SaysWhatItIs):
     """FlashAttention CUDA sources
 
     The flash-attn CUDA kernels (`flash.h`, `flash_fwd_kernel.h`, `namespace flash`) are
@@ -219,7 +219,7 @@ class FlashAttention:
 
 
 @REGISTRY.rule
-class CubThrust:
+class CubThrust(SaysWhatItIs):
     """CUB / Thrust map to hipCUB / rocThrust
 
     The APIs match closely: `cub::` becomes `hipcub::`, Thrust keeps its names. From ROCm
@@ -242,7 +242,7 @@ class CubThrust:
 
 
 @REGISTRY.rule
-class HipcubRemoved:
+class HipcubRemoved(SaysWhatItIs):
     """hipCUB APIs removed in ROCm 7.x
 
     hipCUB 4.0 (ROCm 7.0) removed `AsmThreadLoad`/`AsmThreadStore` and
@@ -265,7 +265,7 @@ class HipcubRemoved:
 
 
 @REGISTRY.rule
-class Nccl:
+class Nccl(SaysWhatItIs):
     """NCCL maps to RCCL
 
     RCCL implements the NCCL API (2.21 in ROCm 6.3, 2.27 in 7.1–7.2.1): only the header
@@ -286,7 +286,7 @@ class Nccl:
 
 
 @REGISTRY.rule
-class HipblasV2:
+class HipblasV2(SaysWhatItIs):
     """hipBLAS V2 types need `-DHIPBLAS_V2` before ROCm 7.0
 
     cuBLAS code uses `cudaDataType` and `cublasComputeType_t`; hipport writes the hipBLAS
@@ -309,7 +309,7 @@ class HipblasV2:
 
 
 @REGISTRY.rule
-class HipsolverLwork:
+class HipsolverLwork(SaysWhatItIs):
     """hipSOLVER `*_bufferSize` units before ROCm 7.0
 
     Before hipSOLVER 3.0 (ROCm 7.0) the `*_bufferSize` functions listed in the release
@@ -332,7 +332,7 @@ class HipsolverLwork:
 
 
 @REGISTRY.rule
-class HipsparseSpSM:
+class HipsparseSpSM(SaysWhatItIs):
     """`hipsparseSpSM_solve` takes an extra buffer argument
 
     hipSPARSE's `hipsparseSpSM_solve` has a trailing external-buffer parameter that
