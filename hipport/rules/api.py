@@ -32,6 +32,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 class NoHipCounterpart:
     """CUDA API with no HIP counterpart
 
+    ## Why
     HIPIFY's tables list this CUDA name with no HIP (or, with `--roc`, ROC) equivalent, so
     hipport leaves it as written. The converted file will not compile on ROCm until a
     person replaces it.
@@ -60,6 +61,7 @@ class NoHipCounterpart:
 class NewerThanTarget:
     """HIP counterpart exists only in a newer ROCm than the target
 
+    ## Why
     The HIP API exists, but was added after the ROCm release you target, so hipport does
     not rewrite the name: the result would not compile against the target's headers.
 
@@ -88,6 +90,7 @@ class NewerThanTarget:
 class RemovedInTarget:
     """HIP counterpart was removed at or before the target release
 
+    ## Why
     The tables record a HIP name that existed once but is removed in the target release;
     rewriting to it would not compile.
 
@@ -113,6 +116,7 @@ class RemovedInTarget:
 class DeprecatedInTarget:
     """Rewritten to a HIP API that is deprecated in the target release
 
+    ## Why
     The name is rewritten (it still compiles), but the HIP API is deprecated in the
     target release and may go away in a later one.
 
@@ -137,6 +141,7 @@ class DeprecatedInTarget:
 class ExperimentalMapping:
     """HIP counterpart is experimental
 
+    ## Why
     HIPIFY marks this mapping experimental. Without `--experimental` hipport leaves the
     name as written; with it, the name is rewritten and this note remains.
 
@@ -162,6 +167,7 @@ class ExperimentalMapping:
 class CudaMacroTest:
     """A CUDA macro whose meaning does not carry over to HIP
 
+    ## Why
     Code tests CUDA version or toolkit macros (`CUDART_VERSION`, `CUDA_VERSION`,
     `__CUDA_ARCH__`, header include guards…). Under hipcc they are undefined or mean
     something else, so the branch taken changes silently.
@@ -196,6 +202,7 @@ class CudaMacroTest:
 class SignatureDiffersForCuda:
     """HIP counterpart follows an older CUDA signature
 
+    ## Why
     HIPIFY's tables mark the mapping unsupported for some CUDA versions (the `U` column):
     CUDA changed the function's signature in those versions and HIP kept the older one.
     The name is rewritten, but a call written against the newer CUDA signature will not
@@ -310,6 +317,7 @@ def _cuda_aliases() -> dict[str, str]:
 class GetLastErrorSemantics:
     """hipGetLastError before ROCm 7.0 returns the last call's status, not the last error
 
+    ## Why
     Before ROCm 7.0, `hipGetLastError` returned the status of the most recent HIP call:
     an earlier failure was lost after any successful call. CUDA (and ROCm 7.0+) return
     the last real error of the thread. Error checks placed after other runtime calls can
@@ -339,6 +347,7 @@ class GetLastErrorSemantics:
 class FreeOfStreamOrderedMemory:
     """hipFree no longer waits for stream-ordered allocations (ROCm 7.0)
 
+    ## Why
     From ROCm 7.0 `hipFree` of memory from `hipMallocAsync`/`hipMallocFromPoolAsync` does
     not synchronize implicitly, exactly like CUDA. Code that only worked because ROCm 6.x
     synchronized there now races. (rocm-versions.md RT-03)
@@ -371,6 +380,7 @@ class FreeOfStreamOrderedMemory:
 class RtcLinkAndTypes:
     """hipRTC in ROCm 7.0: link libhiprtc, and no fixed-width integer types in kernels
 
+    ## Why
     ROCm 7.0 removed the hipRTC symbols from `libamdhip64`: programs must link `hiprtc`
     (`-lhiprtc`, CMake `hiprtc::hiprtc`). hipRTC also stopped defining `int64_t`,
     `uint32_t` and friends for runtime-compiled code. (rocm-versions.md REM-01, REM-02)
@@ -401,6 +411,7 @@ class RtcLinkAndTypes:
 class ConstPointerSignature:
     """ROCm 6.x signatures take non-const pointers where CUDA's take const
 
+    ## Why
     Before ROCm 7.0, `hiprtcCreateProgram`/`hiprtcCompileProgram` take `const char**`
     (CUDA: `const char* const*`), `hipMemcpyHtoD(Async)` takes `void*` source (CUDA:
     `const void*`), and `hipCtxGetApiVersion` takes `int*` (CUDA: `unsigned int*`). CUDA
@@ -434,6 +445,7 @@ class ConstPointerSignature:
 class MemsetParamsLayout:
     """Positional initialisation of cudaMemsetParams
 
+    ## Why
     `hipMemsetParams` has another field order than CUDA's
     (`{dst, elementSize, height, pitch, value, width}` vs
     `{dst, pitch, value, elementSize, width, height}`), so a positional aggregate
@@ -467,6 +479,7 @@ class MemsetParamsLayout:
 class LaunchErrorCodes:
     """Comparing against a specific launch error code: ROCm 6.x returns another one
 
+    ## Why
     Before ROCm 7.0 invalid launch configurations returned `hipErrorInvalidValue` where
     CUDA (and ROCm 7.0+) return `…InvalidConfiguration`, `…ContextIsDestroyed` or
     `…CooperativeLaunchTooLarge`. (rocm-versions.md RT-08)

@@ -16,6 +16,7 @@ from hipport.rules import REGISTRY
 class CudaIndexUrl:
     """Package index or conda channel that serves CUDA builds
 
+    ## Why
     An `--index-url`/`--extra-index-url`/`--find-links` line (or a conda channel such as
     `nvidia`) that serves CUDA wheels decides the backend of every package it provides:
     `pip install -r requirements.txt` installs CUDA builds on an AMD machine.
@@ -47,6 +48,7 @@ class CudaIndexUrl:
 class CudaLocalVersion:
     """A `+cuXYZ` local version pins the CUDA build of a package
 
+    ## Why
     `torch==2.3.1+cu121` names the CUDA 12.1 build; no ROCm machine can satisfy it.
 
     ## Example
@@ -74,6 +76,7 @@ class CudaLocalVersion:
 class CudaOnlyWheel:
     """The CUDA flavour of a package that has a ROCm route
 
+    ## Why
     Packages such as `cupy-cuda12x`, `nvidia-*-cu12` or `jax[cuda12]` are the CUDA builds of
     projects that ship ROCm builds under another name or index.
 
@@ -102,6 +105,7 @@ class CudaOnlyWheel:
 class CudaBaseImage:
     """Container built FROM an NVIDIA CUDA image
 
+    ## Why
     `FROM nvidia/cuda:…` (or an NGC image) carries the CUDA toolkit and driver libraries;
     the image cannot run on an AMD GPU.
 
@@ -130,6 +134,7 @@ class CudaBaseImage:
 class CudaExtension:
     """A CUDA extension the repository compiles itself
 
+    ## Why
     `CUDAExtension(...)` in setup.py, or `torch.utils.cpp_extension.load()` of `.cu`
     sources, compiles the repository's own kernels. PyTorch hipifies them on a ROCm build,
     but only textually: warp-size assumptions, inline PTX and CUDA-only libraries are left
@@ -156,6 +161,7 @@ class CudaExtension:
 class CudaSubmodule:
     """A git submodule that holds CUDA code
 
+    ## Why
     The submodule's kernels are built with the repository but ported (or not) upstream.
 
     ## Example
@@ -179,6 +185,7 @@ class CudaSubmodule:
 class CudaSourceString:
     """Python code that names a CUDA-only provider or tool
 
+    ## Why
     Strings such as `CUDAExecutionProvider` (onnxruntime) or `nvidia-smi` select CUDA-only
     code paths at run time.
 

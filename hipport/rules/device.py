@@ -38,10 +38,12 @@ from hipport.versions import short_version
 class InlinePtx(SaysWhatItIs):
     """Inline PTX assembly
 
+    ## Why
     AMD GPUs do not execute PTX: an `asm(...)` block written for NVIDIA fails to assemble
     (or, inside a macro, fails wherever the macro is used). HIPIFY has no automatic path
     (HIPIFY#731). hipport names the PTX instructions and special registers it found.
 
+    ## Example
     ```cuda
     // before
     unsigned lane; asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
@@ -49,7 +51,8 @@ class InlinePtx(SaysWhatItIs):
     unsigned lane = __lane_id();
     ```
 
-    Fix: use the HIP intrinsic (`__lane_id()`, `__smid()`, `__shfl_*`, `__syncthreads()`,
+    ## Fix
+    Use the HIP intrinsic (`__lane_id()`, `__smid()`, `__shfl_*`, `__syncthreads()`,
     `__threadfence()`), rocWMMA or `__builtin_amdgcn_mfma_*` for `mma.sync`, plain
     global→shared copies for `cp.async`; or keep the PTX under `#ifndef __HIP_PLATFORM_AMD__`
     and add an AMD branch. An empty `asm volatile("" ::: "memory")` barrier is portable and
@@ -66,9 +69,11 @@ class InlinePtx(SaysWhatItIs):
 class DynamicParallelism(SaysWhatItIs):
     """Kernel launch or device synchronisation from device code (dynamic parallelism)
 
+    ## Why
     HIP does not support dynamic parallelism: a `<<<...>>>` launch inside a `__global__` or
     `__device__` function, or `cudaDeviceSynchronize()` in device code, does not compile.
 
+    ## Example
     ```cuda
     // before
     __global__ void parent(int* d) { child<<<1, 32>>>(d); cudaDeviceSynchronize(); }
@@ -76,7 +81,8 @@ class DynamicParallelism(SaysWhatItIs):
     parent<<<1, 1, 0, s>>>(d); child<<<1, 32, 0, s>>>(d);
     ```
 
-    Fix: move the child launch to the host (same stream keeps the order), or flatten the
+    ## Fix
+    Move the child launch to the host (same stream keeps the order), or flatten the
     recursion into a work queue processed by a persistent kernel.
     """
 
@@ -90,11 +96,13 @@ class DynamicParallelism(SaysWhatItIs):
 class HopperOnly(SaysWhatItIs):
     """Thread-block clusters, distributed shared memory or TMA (Hopper-only)
 
+    ## Why
     Clusters (`__cluster_dims__`, `cg::this_cluster()`, `cluster.sync()`,
     `map_shared_rank`, the cluster launch attributes) and the Tensor Memory Accelerator
     (`CUtensorMap`, `cuTensorMapEncode*`) exist only on sm_90+. AMD GPUs have no cluster
     level between the block and the grid and no TMA unit.
 
+    ## Example
     ```cuda
     // before
     __global__ void __cluster_dims__(2, 1, 1) k(float* x) {
@@ -103,7 +111,8 @@ class HopperOnly(SaysWhatItIs):
     __global__ void k(float* x) { __syncthreads(); }
     ```
 
-    Fix: redesign the kernel for one block per tile; share data through global memory or
+    ## Fix
+    Redesign the kernel for one block per tile; share data through global memory or
     larger blocks; replace TMA copies with ordinary vectorised loads.
     """
 
@@ -117,9 +126,11 @@ class HopperOnly(SaysWhatItIs):
 class Wmma(SaysWhatItIs):
     """Warp matrix functions (`nvcuda::wmma`, `<mma.h>`)
 
+    ## Why
     HIP has no warp-matrix API. The fragments also assume a 32-lane warp; AMD matrix cores
     (MFMA on CDNA, WMMA on RDNA3/4) are programmed through rocWMMA.
 
+    ## Example
     ```cuda
     // before
     #include <mma.h>
@@ -129,7 +140,8 @@ class Wmma(SaysWhatItIs):
     rocwmma::fragment<rocwmma::matrix_a, 16, 16, 16, rocwmma::float16_t, rocwmma::row_major> a;
     ```
 
-    Fix: port to rocWMMA (same structure: fragment, load_matrix_sync, mma_sync,
+    ## Fix
+    Port to rocWMMA (same structure: fragment, load_matrix_sync, mma_sync,
     store_matrix_sync); check the supported tile shapes per GPU.
     """
 
@@ -143,9 +155,11 @@ class Wmma(SaysWhatItIs):
 class AsyncCopy(SaysWhatItIs):
     """Asynchronous copies and pipelines (`cuda::memcpy_async`, `cuda::pipeline`, `cuda::barrier`)
 
+    ## Why
     libcu++'s asynchronous-copy pipeline, `cuda::barrier` and the `__pipeline_*`
     primitives have no HIP implementation; they compile only with NVIDIA's headers.
 
+    ## Example
     ```cuda
     // before
     cuda::memcpy_async(block, smem, gmem, sizeof(float) * n, pipe);
@@ -155,7 +169,8 @@ class AsyncCopy(SaysWhatItIs):
     __syncthreads();
     ```
 
-    Fix: synchronous global→shared loads followed by `__syncthreads()`; double-buffer by
+    ## Fix
+    Synchronous global→shared loads followed by `__syncthreads()`; double-buffer by
     hand if the overlap matters.
     """
 
@@ -169,6 +184,7 @@ class AsyncCopy(SaysWhatItIs):
 class SharedMemoryOver64K(SaysWhatItIs):
     """Shared memory above 64 KiB per block
 
+    ## Why
     LDS is 64 KiB per workgroup on gfx908/gfx90a/gfx942 and the RDNA GPUs; only gfx950
     (MI350/MI355, ROCm 7.0+) has 160 KiB. Kernels tuned for an H100 (up to ~227 KiB) fail
     to launch or to compile. hipport sums constant-sized `__shared__` arrays per function
@@ -176,6 +192,7 @@ class SharedMemoryOver64K(SaysWhatItIs):
     checks constant sizes given to `cudaFuncAttributeMaxDynamicSharedMemorySize` and to the
     third `<<<>>>` argument.
 
+    ## Example
     ```cuda
     // before
     __shared__ float tile[128][160];   // 80 KiB
@@ -183,7 +200,8 @@ class SharedMemoryOver64K(SaysWhatItIs):
     __shared__ float tile[64][160];    // 40 KiB: smaller tile, more blocks
     ```
 
-    Fix: shrink the tiles (template the kernel on the tile size and pick per GPU), or keep
+    ## Fix
+    Shrink the tiles (template the kernel on the tile size and pick per GPU), or keep
     part of the working set in registers.
     """
 
@@ -197,9 +215,11 @@ class SharedMemoryOver64K(SaysWhatItIs):
 class TextureReference(SaysWhatItIs):
     """Texture references (`texture<>`, `cudaBindTexture*`, `tex1Dfetch` on a reference)
 
+    ## Why
     Texture references were removed in CUDA 12 and are deprecated in HIP since 3.8; their
     HIP emulation returns different error codes and is not maintained.
 
+    ## Example
     ```cuda
     // before
     texture<float, 1, cudaReadModeElementType> texRef;
@@ -209,7 +229,8 @@ class TextureReference(SaysWhatItIs):
     float v = tex1Dfetch<float>(tex, i);
     ```
 
-    Fix: create a texture object on the host and pass it to the kernel.
+    ## Fix
+    Create a texture object on the host and pass it to the kernel.
     """
 
     code = "HP307"
@@ -222,9 +243,11 @@ class TextureReference(SaysWhatItIs):
 class ThreadfenceSystem(SaysWhatItIs):
     """`__threadfence_system()` does not flush to the host on AMD
 
+    ## Why
     The fence orders memory but does not make device writes visible to the host or peer
     GPUs the way CUDA's does unless the memory is fine-grained (coherent) host memory.
 
+    ## Example
     ```cuda
     // before
     flag_in_pinned_memory[0] = 1; __threadfence_system();
@@ -232,7 +255,8 @@ class ThreadfenceSystem(SaysWhatItIs):
     hipHostMalloc(&flag, sizeof(int), hipHostMallocCoherent);
     ```
 
-    Fix: allocate host-visible flags with `hipHostMallocCoherent` (or
+    ## Fix
+    Allocate host-visible flags with `hipHostMallocCoherent` (or
     `hipExtMallocWithFlags(..., hipDeviceMallocFinegrained)`) and keep the fence.
     """
 
@@ -246,10 +270,12 @@ class ThreadfenceSystem(SaysWhatItIs):
 class CudaArchTest(SaysWhatItIs):
     """`__CUDA_ARCH__` tests in preprocessor conditions
 
+    ## Why
     hipcc does not define `__CUDA_ARCH__` for AMD targets: `#ifdef __CUDA_ARCH__` device
     paths are dropped, and `#if __CUDA_ARCH__ >= 800` evaluates with 0, silently selecting
     the oldest code path.
 
+    ## Example
     ```cuda
     // before
     #if __CUDA_ARCH__ >= 800
@@ -257,7 +283,8 @@ class CudaArchTest(SaysWhatItIs):
     #if defined(__HIP_DEVICE_COMPILE__) && (defined(__gfx90a__) || defined(__gfx942__))
     ```
 
-    Fix: test `__HIP_DEVICE_COMPILE__` for "device pass", `__gfx*__` or
+    ## Fix
+    Test `__HIP_DEVICE_COMPILE__` for "device pass", `__gfx*__` or
     `__HIP_ARCH_HAS_*` for features; keep the CUDA test beside it for NVIDIA builds.
     """
 
@@ -274,10 +301,12 @@ class CudaArchTest(SaysWhatItIs):
 class Fp8Format(SaysWhatItIs):
     """fp8 types: FNUZ on gfx942, OCP on gfx950/gfx12
 
+    ## Why
     `__nv_fp8_e4m3`/`__nv_fp8_e5m2` are OCP formats. gfx942 (MI300) implements the FNUZ
     variants (different bias, no negative zero, different NaN), so bit patterns and ranges
     differ (pytorch#144351); gfx950 and RDNA4 use OCP like NVIDIA.
 
+    ## Example
     ```cuda
     // before
     __nv_fp8_e4m3 q = __nv_fp8_e4m3(x);
@@ -289,7 +318,8 @@ class Fp8Format(SaysWhatItIs):
     #endif
     ```
 
-    Fix: pick the format per target and rescale (e4m3 max is 448 in OCP, 240 in FNUZ);
+    ## Fix
+    Pick the format per target and rescale (e4m3 max is 448 in OCP, 240 in FNUZ);
     never reinterpret stored fp8 bytes across the two.
     """
 
@@ -303,9 +333,11 @@ class Fp8Format(SaysWhatItIs):
 class HalfOperators(SaysWhatItIs):
     """Arithmetic operators on `__half` / `__nv_bfloat16` values
 
+    ## Why
     HIP defines these operators, but builds that define `__HIP_NO_HALF_OPERATORS__` or
     `__HIP_NO_BFLOAT16_OPERATORS__` (PyTorch extension builds do) reject them.
 
+    ## Example
     ```cuda
     // before
     __half y = a * b + c;
@@ -313,7 +345,8 @@ class HalfOperators(SaysWhatItIs):
     __half y = __hadd(__hmul(a, b), c);
     ```
 
-    Fix: use the intrinsic functions (`__hadd`, `__hmul`, `__hlt`…) or compute in float.
+    ## Fix
+    Use the intrinsic functions (`__hadd`, `__hmul`, `__hlt`…) or compute in float.
     """
 
     code = "HP311"
@@ -326,10 +359,12 @@ class HalfOperators(SaysWhatItIs):
 class CooperativeGroupsGap(SaysWhatItIs):
     """Cooperative-groups algorithms HIP lacks (`cg::reduce`, scans, `cg::memcpy_async`)
 
+    ## Why
     HIP's cooperative groups are a subset: `cooperative_groups::reduce` arrives in 7.13,
     `inclusive_scan`/`exclusive_scan` in 10.0, and `memcpy_async`/`wait` not at all, so
     none of them exist in ROCm 6.3 or 7.2.1.
 
+    ## Example
     ```cuda
     // before
     int s = cg::reduce(tile, v, cg::plus<int>());
@@ -338,7 +373,8 @@ class CooperativeGroupsGap(SaysWhatItIs):
     for (int o = tile.size() / 2; o > 0; o /= 2) s += tile.shfl_down(s, o);
     ```
 
-    Fix: a shuffle loop over the tile, or hipCUB `WarpReduce`/`WarpScan`/`BlockReduce`.
+    ## Fix
+    A shuffle loop over the tile, or hipCUB `WarpReduce`/`WarpScan`/`BlockReduce`.
     """
 
     code = "HP312"
@@ -351,11 +387,13 @@ class CooperativeGroupsGap(SaysWhatItIs):
 class GridSync(SaysWhatItIs):
     """Grid-wide synchronisation (`this_grid().sync()`) needs a cooperative launch
 
+    ## Why
     A grid barrier only works when the kernel is launched with `hipLaunchCooperativeKernel`
     and every block is resident at once; block residency differs on AMD (LDS, wave64
     registers), so a grid size chosen for an NVIDIA GPU can deadlock or fail to launch.
     Cooperative grid launches are validated from ROCm 7.0.
 
+    ## Example
     ```cuda
     // before
     kernel<<<blocks, threads>>>(args);
@@ -364,7 +402,8 @@ class GridSync(SaysWhatItIs):
     hipLaunchCooperativeKernel((void*)kernel, blocks, threads, argv, 0, stream);
     ```
 
-    Fix: size the grid from the occupancy query and launch cooperatively.
+    ## Fix
+    Size the grid from the occupancy query and launch cooperatively.
     """
 
     code = "HP313"
@@ -377,9 +416,11 @@ class GridSync(SaysWhatItIs):
 class GraphConditional(SaysWhatItIs):
     """CUDA graph conditional nodes (IF / WHILE / SWITCH)
 
+    ## Why
     Conditional graph nodes (`cudaGraphConditionalHandle`, `cudaGraphCondType*`,
     `cudaConditionalNodeParams`) are not implemented in HIP graphs in 6.3 or 7.2.1.
 
+    ## Example
     ```cuda
     // before
     cudaGraphConditionalHandleCreate(&h, graph, 1, cudaGraphCondAssignDefault);
@@ -387,7 +428,8 @@ class GraphConditional(SaysWhatItIs):
     hipGraphLaunch(done ? exec_tail : exec_loop, stream);
     ```
 
-    Fix: move the control flow to the host (several graphs), or into a persistent kernel.
+    ## Fix
+    Move the control flow to the host (several graphs), or into a persistent kernel.
     """
 
     code = "HP314"
@@ -400,16 +442,19 @@ class GraphConditional(SaysWhatItIs):
 class GraphBeta(SaysWhatItIs):
     """HIP graphs are a beta API before ROCm 7.0
 
+    ## Why
     On ROCm 6.x hipGraph prints beta warnings and has known capture gaps; 7.0 removed the
     beta status and aligned stream-capture errors with CUDA.
 
+    ## Example
     ```cuda
     // before (targeting 6.3)
     cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
     // after: keep a non-graph fallback path, or target ROCm >= 7.0
     ```
 
-    Fix: test graph capture on the target release; keep a stream-only fallback.
+    ## Fix
+    Test graph capture on the target release; keep a stream-only fallback.
     """
 
     code = "HP315"
@@ -423,10 +468,12 @@ class GraphBeta(SaysWhatItIs):
 class ManagedMemory(SaysWhatItIs):
     """Managed (unified) memory without HMM
 
+    ## Why
     `cudaMallocManaged` memory migrates on demand only when the GPU and kernel support HMM
     with XNACK (`HSA_XNACK=1`, gfx90a/gfx942); otherwise it is host memory accessed over the
     bus, and `cudaMemAdvise`/`cudaMemPrefetchAsync` are hints with little effect.
 
+    ## Example
     ```cuda
     // before
     cudaMallocManaged(&p, n); kernel<<<g, b>>>(p);
@@ -434,7 +481,8 @@ class ManagedMemory(SaysWhatItIs):
     hipMalloc(&d, n); hipMemcpy(d, h, n, hipMemcpyHostToDevice); kernel<<<g, b>>>(d);
     ```
 
-    Fix: use explicit device allocations for hot data, or document `HSA_XNACK=1` and a
+    ## Fix
+    Use explicit device allocations for hot data, or document `HSA_XNACK=1` and a
     supported GPU.
     """
 
@@ -448,10 +496,12 @@ class ManagedMemory(SaysWhatItIs):
 class MemoryTypeNumeric(SaysWhatItIs):
     """`cudaMemoryType` compared as a number
 
+    ## Why
     The numbering of `hipMemoryType` has changed across HIP releases and includes AMD-only
     members (`hipMemoryTypeArray`, `hipMemoryTypeUnified`); a literal `2` does not mean
     "device" everywhere.
 
+    ## Example
     ```cuda
     // before
     if (attr.type == 2) { ... }
@@ -459,7 +509,8 @@ class MemoryTypeNumeric(SaysWhatItIs):
     if (attr.type == cudaMemoryTypeDevice) { ... }
     ```
 
-    Fix: compare against the named enumerators, which hipport rewrites.
+    ## Fix
+    Compare against the named enumerators, which hipport rewrites.
     """
 
     code = "HP317"
@@ -472,10 +523,12 @@ class MemoryTypeNumeric(SaysWhatItIs):
 class TrapSleep(SaysWhatItIs):
     """`__trap`, `__nanosleep`, `__prof_trigger`
 
+    ## Why
     HIPIFY maps none of these: `__trap` ends the kernel differently (use `abort()` or
     `__builtin_trap()`), `__nanosleep` has no nanosecond sleep (`__builtin_amdgcn_s_sleep`
     takes ~64-cycle units), and `__prof_trigger` has no counterpart.
 
+    ## Example
     ```cuda
     // before
     if (bad) __trap();
@@ -484,6 +537,12 @@ class TrapSleep(SaysWhatItIs):
     if (bad) abort();
     __builtin_amdgcn_s_sleep(2);
     ```
+
+    ## Fix
+    Replace `__trap()` with `abort()` (or `__builtin_trap()`), `__nanosleep(ns)` with
+    `__builtin_amdgcn_s_sleep(n)` where `n` counts units of about 64 clock cycles (re-tune
+    any back-off loop), and drop `__prof_trigger` or guard it with
+    `#ifndef __HIP_PLATFORM_AMD__`.
     """
 
     code = "HP318"
@@ -496,15 +555,21 @@ class TrapSleep(SaysWhatItIs):
 class DeviceClock(SaysWhatItIs):
     """`clock()` / `clock64()` in device code
 
+    ## Why
     The shader clock counts at a GPU-specific rate and is unreliable on RDNA3; timings and
     spin-waits built on it behave differently.
 
+    ## Example
     ```cuda
     // before
     long long t0 = clock64();
     // after
     long long t0 = wall_clock64();   // rate: hipDeviceAttributeWallClockRate (kHz)
     ```
+
+    ## Fix
+    Measure time with `wall_clock64()` and convert with `hipDeviceAttributeWallClockRate`
+    (kHz); keep `clock64()` only for relative cycle counts on one GPU, never for time-outs.
     """
 
     code = "HP319"
@@ -517,15 +582,21 @@ class DeviceClock(SaysWhatItIs):
 class Ldg(SaysWhatItIs):
     """`__ldg` is a plain load on AMD
 
+    ## Why
     `__ldg` compiles, but AMD GPUs have no separate read-only data cache path: the call is a
     normal global load. Code that relied on it for performance should be measured.
 
+    ## Example
     ```cuda
     // before
     float v = __ldg(&in[i]);
     // after (equivalent on AMD)
     float v = in[i];
     ```
+
+    ## Fix
+    Nothing is required for correctness. Keep `__ldg` (it compiles) or write the plain load;
+    if the kernel was tuned around the read-only cache, profile it on the AMD target.
     """
 
     code = "HP320"

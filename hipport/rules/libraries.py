@@ -40,9 +40,11 @@ else:  # pragma: no cover - exercised on 3.10 only
 class Cutlass(SaysWhatItIs):
     """CUTLASS / CuTe
 
+    ## Why
     CUTLASS and CuTe are NVIDIA template libraries built on PTX, `mma.sync`, `wgmma` and
     TMA; nothing in them runs on AMD GPUs and there is no HIP build.
 
+    ## Example
     ```cuda
     // before
     #include <cutlass/gemm/device/gemm.h>
@@ -51,7 +53,8 @@ class Cutlass(SaysWhatItIs):
     #include <hipblaslt/hipblaslt.h>   // or a Composable Kernel device op
     ```
 
-    Fix: use hipBLASLt for plain GEMMs, Composable Kernel (CK) for fused kernels; keep the
+    ## Fix
+    Use hipBLASLt for plain GEMMs, Composable Kernel (CK) for fused kernels; keep the
     CUTLASS path behind `#ifndef __HIP_PLATFORM_AMD__`.
     """
 
@@ -65,8 +68,10 @@ class Cutlass(SaysWhatItIs):
 class TensorRT(SaysWhatItIs):
     """TensorRT
 
+    ## Why
     TensorRT (`NvInfer.h`, `nvinfer1::`, the ONNX parser) is NVIDIA-only.
 
+    ## Example
     ```cuda
     // before
     auto builder = nvinfer1::createInferBuilder(logger);
@@ -74,7 +79,8 @@ class TensorRT(SaysWhatItIs):
     migraphx::program prog = migraphx::parse_onnx("model.onnx");
     ```
 
-    Fix: MIGraphX, or ONNX Runtime with the MIGraphX/ROCm execution provider; custom
+    ## Fix
+    MIGraphX, or ONNX Runtime with the MIGraphX/ROCm execution provider; custom
     TensorRT plugins become MIGraphX custom ops or HIP kernels.
     """
 
@@ -88,8 +94,10 @@ class TensorRT(SaysWhatItIs):
 class LibCudacxx(SaysWhatItIs):
     """libcu++ (`cuda::std`, `cuda::atomic`)
 
+    ## Why
     NVIDIA's C++ standard library for device code has no HIP implementation.
 
+    ## Example
     ```cuda
     // before
     #include <cuda/atomic>
@@ -98,7 +106,8 @@ class LibCudacxx(SaysWhatItIs):
     __hip_atomic_fetch_add(p, 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
     ```
 
-    Fix: `std::` in host code; HIP atomics and intrinsics in device code.
+    ## Fix
+    `std::` in host code; HIP atomics and intrinsics in device code.
     """
 
     code = "HP403"
@@ -111,10 +120,12 @@ class LibCudacxx(SaysWhatItIs):
 class Cudnn(SaysWhatItIs):
     """cuDNN → MIOpen is a manual port
 
+    ## Why
     MIOpen covers most of cuDNN's operations, but the API differs (descriptors, algorithm
     search, workspace handling) and there is no marshalling layer; HIPIFY 20 stopped
     translating to hipDNN by default.
 
+    ## Example
     ```cuda
     // before
     cudnnConvolutionForward(h, &a, xD, x, wD, w, cD, algo, ws, wsSize, &b, yD, y);
@@ -122,7 +133,8 @@ class Cudnn(SaysWhatItIs):
     miopenConvolutionForward(h, &a, xD, x, wD, w, cD, algo, &b, yD, y, ws, wsSize);
     ```
 
-    Fix: port to MIOpen call by call (use find/immediate mode for algorithm selection), or
+    ## Fix
+    Port to MIOpen call by call (use find/immediate mode for algorithm selection), or
     call the framework's own operators.
     """
 
@@ -136,14 +148,20 @@ class Cudnn(SaysWhatItIs):
 class CudnnFrontend(SaysWhatItIs):
     """cuDNN frontend (graph API)
 
+    ## Why
     `cudnn_frontend` is a header-only C++ layer over cuDNN's backend graph API; MIOpen has
     nothing that accepts its graphs.
 
+    ## Example
     ```cuda
     // before
     namespace fe = cudnn_frontend; auto graph = std::make_shared<fe::graph::Graph>();
     // after: MIOpen fusion plans, or a Composable Kernel fused op
     ```
+
+    ## Fix
+    Rebuild the graph with MIOpen's fusion API (`miopenCreateFusionPlan`) or a Composable
+    Kernel fused operator; keep an unfused MIOpen path for the operations neither covers.
     """
 
     code = "HP405"
@@ -156,6 +174,12 @@ class CudnnFrontend(SaysWhatItIs):
 class Nvtx(SaysWhatItIs):
     """NVTX ranges map to roctx
 
+    ## Why
+    NVTX has no AMD build: `nvToolsExt.h` and `nvtx3/` are absent on ROCm, so profiling
+    markers stop the file from compiling. roctx (from roctracer) has the same ranges and
+    marks under other names.
+
+    ## Example
     ```cuda
     // before
     #include <nvToolsExt.h>
@@ -165,7 +189,9 @@ class Nvtx(SaysWhatItIs):
     roctxRangePushA("step"); roctxRangePop();
     ```
 
-    Link `roctx64`. `nvtxRangeStart`/`nvtxRangeEnd` become `roctxRangeStartA`/`roctxRangeStop`.
+    ## Fix
+    Include `<roctracer/roctx.h>`, call the `roctx*` functions and link `roctx64`;
+    `nvtxRangeStart`/`nvtxRangeEnd` become `roctxRangeStartA`/`roctxRangeStop`.
     """
 
     code = "HP406"
@@ -178,8 +204,10 @@ class Nvtx(SaysWhatItIs):
 class Nvtx3Cpp(SaysWhatItIs):
     """NVTX3 C++ API has no roctx counterpart
 
+    ## Why
     `nvtx3::scoped_range`, domains and registered strings do not exist in roctx.
 
+    ## Example
     ```cuda
     // before
     nvtx3::scoped_range r{"step"};
@@ -187,6 +215,10 @@ class Nvtx3Cpp(SaysWhatItIs):
     struct RoctxRange { explicit RoctxRange(const char* n) { roctxRangePushA(n); } ~RoctxRange() { roctxRangePop(); } };
     RoctxRange r{"step"};
     ```
+
+    ## Fix
+    Wrap `roctxRangePushA`/`roctxRangePop` in a small RAII type as shown, and drop domains
+    and registered strings (roctx has a single global domain).
     """
 
     code = "HP407"
@@ -199,15 +231,18 @@ class Nvtx3Cpp(SaysWhatItIs):
 class FlashAttention(SaysWhatItIs):
     """FlashAttention CUDA sources
 
+    ## Why
     The flash-attn CUDA kernels (`flash.h`, `flash_fwd_kernel.h`, `namespace flash`) are
     CUTLASS/CuTe code for Ampere/Hopper. ROCm support comes from separate backends.
 
+    ## Example
     ```cuda
     // before: vendored csrc/flash_attn/src/*.cu
     // after: depend on flash-attn >= 2.6.2 built for ROCm (CK or Triton backend)
     ```
 
-    Fix: drop the vendored kernels and use the ROCm build of flash-attn (≥ 2.6.2, CK
+    ## Fix
+    Drop the vendored kernels and use the ROCm build of flash-attn (≥ 2.6.2, CK
     backend on MI200/MI300/MI355 and RDNA3/4) or PyTorch SDPA; FlashAttention-3 is
     Hopper-only.
     """
@@ -222,9 +257,11 @@ class FlashAttention(SaysWhatItIs):
 class CubThrust(SaysWhatItIs):
     """CUB / Thrust map to hipCUB / rocThrust
 
+    ## Why
     The APIs match closely: `cub::` becomes `hipcub::`, Thrust keeps its names. From ROCm
     7.0 hipCUB 4, rocPRIM 4 and rocThrust 4 require C++17.
 
+    ## Example
     ```cuda
     // before
     #include <cub/cub.cuh>
@@ -233,6 +270,10 @@ class CubThrust(SaysWhatItIs):
     #include <hipcub/hipcub.hpp>
     hipcub::DeviceReduce::Sum(tmp, bytes, in, out, n);
     ```
+
+    ## Fix
+    `hipport convert` rewrites the includes and the `cub::` namespace; build with C++17 from
+    ROCm 7.0, and check CUB features newer than the hipCUB release (`hipport map NAME`).
     """
 
     code = "HP409"
@@ -245,16 +286,23 @@ class CubThrust(SaysWhatItIs):
 class HipcubRemoved(SaysWhatItIs):
     """hipCUB APIs removed in ROCm 7.x
 
+    ## Why
     hipCUB 4.0 (ROCm 7.0) removed `AsmThreadLoad`/`AsmThreadStore` and
     `BlockAdjacentDifference::FlagHeads/FlagTails/FlagHeadsAndTails` (as CCCL did);
     hipCUB 4.1 (ROCm 7.1) removed `TexRefInputIterator`.
 
+    ## Example
     ```cuda
     // before
     BlockAdjDiff(temp).FlagHeads(flags, items, cub::Inequality());
     // after
     BlockDiscontinuity(temp).FlagHeads(flags, items, cub::Inequality());
     ```
+
+    ## Fix
+    Use `BlockDiscontinuity` for head/tail flags, plain loads and stores instead of
+    `AsmThreadLoad`/`AsmThreadStore`, and a texture object or a pointer iterator instead of
+    `TexRefInputIterator`.
     """
 
     code = "HP410"
@@ -268,15 +316,21 @@ class HipcubRemoved(SaysWhatItIs):
 class Nccl(SaysWhatItIs):
     """NCCL maps to RCCL
 
+    ## Why
     RCCL implements the NCCL API (2.21 in ROCm 6.3, 2.27 in 7.1–7.2.1): only the header
     and library change.
 
+    ## Example
     ```cuda
     // before
     #include <nccl.h>
     // after
     #include <rccl/rccl.h>
     ```
+
+    ## Fix
+    Include `<rccl/rccl.h>` and link `rccl`; the `nccl*` calls and types stay as written.
+    Check features newer than the target's RCCL version (the NCCL version above).
     """
 
     code = "HP411"
@@ -289,16 +343,22 @@ class Nccl(SaysWhatItIs):
 class HipblasV2(SaysWhatItIs):
     """hipBLAS V2 types need `-DHIPBLAS_V2` before ROCm 7.0
 
+    ## Why
     cuBLAS code uses `cudaDataType` and `cublasComputeType_t`; hipport writes the hipBLAS
     V2 names (`hipDataType`, `hipblasComputeType_t`). They are the only API from hipBLAS
     3.0 (ROCm 7.0); on 6.x they are used by the `*Ex` functions only when `HIPBLAS_V2` is
     defined.
 
+    ## Example
     ```cuda
     // before (targeting 6.3)
     cublasGemmEx(h, ta, tb, m, n, k, &a, A, CUDA_R_16F, lda, ...);
     // after: same call, built with -DHIPBLAS_V2
     ```
+
+    ## Fix
+    On ROCm 6.x add `-DHIPBLAS_V2` to the build (or define it before including hipBLAS);
+    from ROCm 7.0 nothing is needed.
     """
 
     code = "HP412"
@@ -312,16 +372,22 @@ class HipblasV2(SaysWhatItIs):
 class HipsolverLwork(SaysWhatItIs):
     """hipSOLVER `*_bufferSize` units before ROCm 7.0
 
+    ## Why
     Before hipSOLVER 3.0 (ROCm 7.0) the `*_bufferSize` functions listed in the release
     notes returned `lwork` in bytes; cuSOLVER (and hipSOLVER 3.0) return elements. CUDA
     code that allocates `sizeof(T) * lwork` over-allocates on 6.x (safe, wasteful).
 
+    ## Example
     ```cuda
     // before
     cusolverDnSgesvd_bufferSize(h, m, n, &lwork); cudaMalloc(&work, sizeof(float) * lwork);
     // after (6.x only, if memory matters)
     hipsolverSgesvd_bufferSize(h, m, n, &lwork); hipMalloc(&work, lwork);
     ```
+
+    ## Fix
+    Nothing is required for correctness. On 6.x, allocate `lwork` bytes rather than
+    `sizeof(T) * lwork` if the memory matters; from ROCm 7.0 the CUDA code is right as is.
     """
 
     code = "HP413"
@@ -335,15 +401,21 @@ class HipsolverLwork(SaysWhatItIs):
 class HipsparseSpSM(SaysWhatItIs):
     """`hipsparseSpSM_solve` takes an extra buffer argument
 
+    ## Why
     hipSPARSE's `hipsparseSpSM_solve` has a trailing external-buffer parameter that
     cuSPARSE's `cusparseSpSM_solve` does not (to be removed in a later release).
 
+    ## Example
     ```cuda
     // before
     cusparseSpSM_solve(h, opA, opB, &alpha, A, B, C, type, alg, descr);
     // after
     hipsparseSpSM_solve(h, opA, opB, &alpha, A, B, C, type, alg, descr, nullptr);
     ```
+
+    ## Fix
+    Pass `nullptr` (or the buffer from `hipsparseSpSM_bufferSize`) as the last argument of
+    `hipsparseSpSM_solve`.
     """
 
     code = "HP414"

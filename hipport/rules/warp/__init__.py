@@ -17,7 +17,7 @@ declarations (masks, ballots, lanes, gated builtins) register with
 from __future__ import annotations
 
 from hipport.rules.warp import (  # noqa: F401  (registration order: function checks first)
-    masks, bitops, lanes, sync, shuffles, constants, templates, warpsize, shared_arrays, launch_bounds,
+    masks, bitops, lanes, sync, ballot_compare, shuffles, constants, templates, warpsize, shared_arrays, launch_bounds,
     wavefront,
 )
 from hipport.rules.warp import functions
