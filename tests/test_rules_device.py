@@ -1,79 +1,19 @@
 """HP3xx device-feature rules, over the fixtures in fixtures/rules/device/.
 
-Each fixture line that must produce a finding carries ``// expect: HP3xx`` (or
-``// expect@6.3: …`` / ``// expect@7.2.1: …`` when only one target reports it); every
-other line must produce none of this family. Look-alike fixtures name the rules they
-guard against in a ``// negatives: …`` header, so coverage of both sides is checked too.
+The fixtures themselves are checked against their markers by the one rules harness
+(tests/test_rules_fixtures.py, markers in conftest.py); these are the device rules' own
+cases: messages, versions, constant evaluation.
 """
 
 from __future__ import annotations
 
 import ast
-import re
-from pathlib import Path
 
-import pytest
+from conftest import FIXTURES, run
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hipport.analyze import analyze
-from hipport.options import Options
-from hipport.rules import load
 from hipport.rules.device import _CONST_CHARS, _const_ast
-from hipport.versions import parse_version
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
-TARGETS = ("6.3", "7.2.1")
-_EXPECT_RE = re.compile(r"expect(?:@([\d.]+))?:\s*((?:HP\d{3}\b\s*)+)")
-_NEGATIVES_RE = re.compile(r"negatives:\s*((?:HP\d{3}\b\s*)+)")
-
-
-def run(src: bytes | str, rocm: str = "7.2.1", path: str = "t.cu"):
-    """Findings of one buffer analysed for ``rocm``."""
-    data = src.encode() if isinstance(src, str) else src
-    return analyze(data, path, Options(rocm=parse_version(rocm))).findings
-
-
-def expected(path: Path, rocm: str) -> set[tuple[int, str]]:
-    out = set()
-    for line_no, line in enumerate(path.read_text().splitlines(), 1):
-        for m in _EXPECT_RE.finditer(line):
-            if m.group(1) is None or parse_version(m.group(1)) == parse_version(rocm):
-                out.update((line_no, code) for code in m.group(2).split())
-    return out
-
-
-def found(path: Path, rocm: str, family: str) -> set[tuple[int, str]]:
-    return {(f.line, f.code) for f in run(path.read_bytes(), rocm, str(path)) if f.code.startswith(family)}
-
-
-def fixture_codes(directory: Path, regex: re.Pattern[str]) -> set[str]:
-    codes: set[str] = set()
-    for p in directory.iterdir():
-        for m in regex.finditer(p.read_text()):
-            codes.update(m.group(m.lastindex).split())
-    return codes
-
-
-DEVICE = sorted((FIXTURES / "device").iterdir())
-
-
-@pytest.mark.parametrize("rocm", TARGETS)
-@pytest.mark.parametrize("path", DEVICE, ids=lambda p: p.name)
-def test_fixture_findings_match_markers(path: Path, rocm: str) -> None:
-    assert found(path, rocm, "HP3") == expected(path, rocm)
-
-
-def test_every_device_rule_has_positive_and_negative_fixtures() -> None:
-    codes = {c for c in load().rules if c.startswith("HP3")}
-    assert codes <= fixture_codes(FIXTURES / "device", _EXPECT_RE)
-    assert codes <= fixture_codes(FIXTURES / "device", _NEGATIVES_RE)
-
-
-def test_rule_pages_have_before_after_examples() -> None:
-    for code, rule in load().rules.items():
-        if code.startswith("HP3"):
-            assert "```cuda" in rule.doc and rule.title, code
 
 
 def test_ptx_message_names_instructions_and_registers() -> None:

@@ -1,12 +1,11 @@
-"""HP2xx warp-size rules: fixture files with ``// expect:`` markers, and (source, expected) pairs.
+"""HP2xx warp-size rules: (source, expected) pairs, and cases the fixtures cannot show.
 
-Every rule has at least one case that must fire at an exact line and one look-alike that
-must not. Findings of other families are ignored here: only codes starting with HP2.
+The fixtures in fixtures/rules/warp/ are checked against their markers by the one rules
+harness (tests/test_rules_fixtures.py). Findings of other families are ignored here.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -14,11 +13,9 @@ import pytest
 from hipport.analyze import analyze
 from hipport.edits import apply_edits
 from hipport.options import Options
-from hipport.rules import load
 from hipport.versions import parse_version
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules" / "warp"
-EXPECT_RE = re.compile(r"//\s*expect:\s*(HP\d{3}(?:\s*,\s*HP\d{3})*)")
 ROCM_72 = Options(rocm=parse_version("7.2.1"))
 ROCM_63 = Options(rocm=parse_version("6.3"))
 
@@ -27,33 +24,6 @@ def warp_findings(src: str | bytes, options: Options = ROCM_72) -> list[tuple[st
     data = src.encode() if isinstance(src, str) else src
     ctx = analyze(data, "t.cu", options)
     return sorted((f.code, f.line) for f in ctx.findings if f.code.startswith("HP2"))
-
-
-def expected_markers(src: str) -> list[tuple[str, int]]:
-    out = []
-    for line_no, line in enumerate(src.splitlines(), 1):
-        m = EXPECT_RE.search(line)
-        if m:
-            out.extend((code.strip(), line_no) for code in m.group(1).split(","))
-    return sorted(out)
-
-
-# -- fixtures --------------------------------------------------------------------------------
-
-FIXTURE_FILES = sorted(p for p in FIXTURES.iterdir() if p.suffix in (".cu", ".cuh"))
-
-
-@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
-def test_fixture(path: Path) -> None:
-    src = path.read_text(encoding="utf-8")
-    assert warp_findings(src) == expected_markers(src)
-
-
-def test_fixtures_cover_every_rule() -> None:
-    seen = {code for p in FIXTURE_FILES for code, _ in expected_markers(p.read_text(encoding="utf-8"))}
-    version_only = {"HP208", "HP211", "HP215", "HP216"}  # below 7.x only: tested as pairs below
-    codes = {c for c in load().rules if c.startswith("HP2")}
-    assert codes - version_only <= seen
 
 
 # -- (source, expected) pairs, target 7.2.1 ---------------------------------------------------
@@ -230,14 +200,6 @@ def test_guarded_branch_and_suppression_are_silent() -> None:
 
 
 # -- documentation ---------------------------------------------------------------------------
-
-def test_every_rule_documents_a_before_and_after() -> None:
-    rules = [r for c, r in load().rules.items() if c.startswith("HP2")]
-    assert rules
-    for r in rules:
-        assert r.title and "## Why" in r.doc and "## Fix" in r.doc, r.code
-        assert r.doc.count("```cuda") >= 2, r.code
-
 
 def test_a_kernel_defined_in_a_macro_is_judged_like_any_other() -> None:
     """Function-level checks (mask variables, ballot bit operations) read a function's
