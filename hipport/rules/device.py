@@ -812,7 +812,7 @@ def _report_ptx(ctx: Context, where: Node, template: str, in_device: bool | None
     ctx.report(InlinePtx, where, msg, suggestion)
 
 
-@REGISTRY.visits("gnu_asm_expression")
+@REGISTRY.visits("gnu_asm_expression", codes=(InlinePtx,))
 def _asm(node: Node, ctx: Context) -> None:
     template = _asm_template(ctx.src, node)
     if template is not None:
@@ -879,7 +879,9 @@ _CALLS_CHECKED = frozenset(
        "__prof_trigger", "__ldg"})
 
 
-@REGISTRY.visits("call_expression", names=any_word_of(_CALLS_CHECKED))
+@REGISTRY.visits("call_expression", names=any_word_of(_CALLS_CHECKED), codes=(
+    DynamicParallelism, HopperOnly, SharedMemoryOver64K, TextureReference, ThreadfenceSystem, CooperativeGroupsGap,
+    GridSync, MemoryTypeNumeric, TrapSleep, DeviceClock, Ldg))
 def _call(node: Node, ctx: Context) -> None:
     fn = _fn_node(node)
     if fn is None:
@@ -943,7 +945,7 @@ def _call(node: Node, ctx: Context) -> None:
             _report_memtype(ctx, node)
 
 
-@REGISTRY.visits("kernel_call_syntax")
+@REGISTRY.visits("kernel_call_syntax", codes=(DynamicParallelism, SharedMemoryOver64K))
 def _launch(node: Node, ctx: Context) -> None:
     if facts.is_device_code(ctx, node):
         call = node.parent if node.parent is not None else node
@@ -1087,7 +1089,14 @@ _PARAMETER_HINTS = re.compile(
     rb"__shared__|__managed__|texture|half|bfloat16|cudaPointerAttributes|_group|this_grid|this_cluster")
 
 
-@REGISTRY.visits("declaration")
+#: What declarations can report, and what they record for others to report: groups
+#: (HP313), texture references (HP307), constants (HP306), half values (HP311) and pointer
+#: attributes (HP317). Leaving them out needs all of these disabled.
+_DECLARATION_CODES = (SharedMemoryOver64K, TextureReference, HalfOperators, GridSync, ManagedMemory,
+                      MemoryTypeNumeric)
+
+
+@REGISTRY.visits("declaration", codes=_DECLARATION_CODES)
 def _declaration(node: Node, ctx: Context) -> None:
     if _DECLARATION_HINTS.search(ctx.src, node.start_byte, node.end_byte) is None \
             and not _state(ctx).groups:
@@ -1095,7 +1104,7 @@ def _declaration(node: Node, ctx: Context) -> None:
     _declared(node, ctx)
 
 
-@REGISTRY.visits("parameter_declaration")
+@REGISTRY.visits("parameter_declaration", codes=_DECLARATION_CODES)
 def _parameter(node: Node, ctx: Context) -> None:
     if _PARAMETER_HINTS.search(ctx.src, node.start_byte, node.end_byte) is None \
             and not _state(ctx).groups:
@@ -1160,7 +1169,8 @@ _ARCH_RE = re.compile(r"\b__CUDA_ARCH(?:__|_FEAT_\w+|_SPECIFIC__|_FAMILY_SPECIFI
 _HIP_AWARE_RE = re.compile(r"\b(?:__HIP\w*|__gfx\w+|USE_ROCM)\b")
 
 
-@REGISTRY.visits("preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef")
+@REGISTRY.visits("preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef",
+                 codes=(CudaArchTest,))
 def _arch_test(node: Node, ctx: Context) -> None:
     cond = node.child_by_field_name("condition") or node.child_by_field_name("name")
     if cond is None:
@@ -1224,7 +1234,8 @@ def _maybe_noted_name(name: str) -> bool:
                 or _GRAPH_CONDITIONAL_RE.match(name) or _GRAPH_RE.match(name))
 
 
-@REGISTRY.visits("identifier", "type_identifier", "field_identifier", names=_maybe_noted_name)
+@REGISTRY.visits("identifier", "type_identifier", "field_identifier", names=_maybe_noted_name,
+                 codes=(HopperOnly, AsyncCopy, Fp8Format, GraphConditional, GraphBeta, ManagedMemory))
 def _name(node: Node, ctx: Context) -> None:
     name = text(ctx.src, node)
     if name in _HOPPER_NAMES:
@@ -1267,7 +1278,7 @@ def _use(archs: list[str]) -> str:
     return "uses" if len(archs) == 1 else "use"
 
 
-@REGISTRY.visits("qualified_identifier")
+@REGISTRY.visits("qualified_identifier", codes=(Wmma, AsyncCopy))
 def _qualified(node: Node, ctx: Context) -> None:
     if not facts.outermost_qualified(ctx, node):
         return
@@ -1280,7 +1291,7 @@ def _qualified(node: Node, ctx: Context) -> None:
               "copy global→shared synchronously and __syncthreads(); double-buffer by hand")
 
 
-@REGISTRY.visits("using_declaration")
+@REGISTRY.visits("using_declaration", codes=(Wmma,))
 def _using(node: Node, ctx: Context) -> None:
     if re.search(r"\bnvcuda\b", text(ctx.src, node)):
         _once(ctx, "wmma-ns", Wmma, node, f"`{text(ctx.src, node)}`: HIP has no warp-matrix (wmma) API",
@@ -1297,7 +1308,7 @@ _INCLUDES = {
 }
 
 
-@REGISTRY.visits("preproc_include")
+@REGISTRY.visits("preproc_include", codes=(Wmma, AsyncCopy))
 def _include(node: Node, ctx: Context) -> None:
     path = node.child_by_field_name("path")
     if path is None:
@@ -1329,7 +1340,8 @@ def _report_memtype(ctx: Context, node: Node) -> None:
 
 #: HP311 needs a half/bfloat16 variable, HP317 memoryType or a cudaPointerAttributes variable.
 @REGISTRY.visits("binary_expression", "assignment_expression",
-                 source=any_bytes_of(b"half", b"bfloat16", b"memoryType", b"cudaPointerAttributes"))
+                 source=any_bytes_of(b"half", b"bfloat16", b"memoryType", b"cudaPointerAttributes"),
+                 codes=(HalfOperators, MemoryTypeNumeric))
 def _binary(node: Node, ctx: Context) -> None:
     st = _state(ctx)
     if not st.half_vars and not st.half_ptrs and not st.pointer_attrs and not st.mentions_memory_type(ctx.src):
@@ -1362,7 +1374,7 @@ def _binary(node: Node, ctx: Context) -> None:
             return
 
 
-@REGISTRY.visits("cast_expression", source=any_bytes_of(b"cudaMemoryType"))
+@REGISTRY.visits("cast_expression", source=any_bytes_of(b"cudaMemoryType"), codes=(MemoryTypeNumeric,))
 def _cast(node: Node, ctx: Context) -> None:
     type_node = node.child_by_field_name("type")
     value = node.child_by_field_name("value")

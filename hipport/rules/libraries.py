@@ -570,7 +570,13 @@ def _note_library(ctx: Context, lib: Library, where: Node, what: str) -> None:
 # --------------------------------------------------------------------------- visitors
 
 
-@REGISTRY.visits("preproc_include")
+#: The catalogue decides which of these a visitor reports; all are declared, so a visitor
+#: is left out only when the whole family is.
+_LIBRARY_RULES = (Cutlass, TensorRT, LibCudacxx, Cudnn, CudnnFrontend, Nvtx, Nvtx3Cpp, FlashAttention,
+                  CubThrust, HipcubRemoved, Nccl, HipblasV2, HipsolverLwork, HipsparseSpSM)
+
+
+@REGISTRY.visits("preproc_include", codes=_LIBRARY_RULES)
 def _include(node: Node, ctx: Context) -> None:
     path = node.child_by_field_name("path")
     if path is None:
@@ -602,7 +608,7 @@ def _libraries_by_first_part() -> dict[str, tuple[Library, ...]]:
             for first in firsts}
 
 
-@REGISTRY.visits("qualified_identifier")
+@REGISTRY.visits("qualified_identifier", codes=_LIBRARY_RULES)
 def _qualified(node: Node, ctx: Context) -> None:
     if not facts.outermost_qualified(ctx, node):
         return
@@ -610,7 +616,7 @@ def _qualified(node: Node, ctx: Context) -> None:
     _match_path(ctx, node, parts, f"`{'::'.join(parts)}`")
 
 
-@REGISTRY.visits("namespace_definition")
+@REGISTRY.visits("namespace_definition", codes=_LIBRARY_RULES)
 def _namespace(node: Node, ctx: Context) -> None:
     name = node.child_by_field_name("name")
     if name is None:
@@ -622,7 +628,7 @@ def _namespace(node: Node, ctx: Context) -> None:
             _note_library(ctx, lib, node, f"`namespace {ident}`")
 
 
-@REGISTRY.visits("using_declaration", "namespace_alias_definition")
+@REGISTRY.visits("using_declaration", "namespace_alias_definition", codes=_LIBRARY_RULES)
 def _using(node: Node, ctx: Context) -> None:
     target = node.named_children[-1] if node.named_children else None
     if target is None:
@@ -636,7 +642,8 @@ def _maybe_library_name(name: str) -> bool:
     return catalogue().names.fullmatch(name) is not None
 
 
-@REGISTRY.visits("identifier", "type_identifier", "field_identifier", names=_maybe_library_name)
+@REGISTRY.visits("identifier", "type_identifier", "field_identifier", names=_maybe_library_name,
+                 codes=_LIBRARY_RULES)
 def _identifier(node: Node, ctx: Context) -> None:
     name = text(ctx.src, node)
     if not catalogue().names.fullmatch(name):
