@@ -18,7 +18,7 @@ from hipport.edits import Edit
 from hipport.findings import Effort, Severity
 from hipport.parse import Node, call_arguments, enclosing_function, text
 from hipport.registry import any_word_of
-from hipport.rules import REGISTRY
+from hipport.rules import REGISTRY, SaysWhatItIs
 
 try:
     import tomllib
@@ -55,6 +55,7 @@ def _data() -> _Data:
 class OverloadCollapse:
     """Two CUDA overloads that become one function after mapping
 
+    ## Why
     Overloads that differ only in CUDA types HIP merges — `cudaError_t` and `CUresult` both
     become `hipError_t` — turn into two definitions of the same function: "redefinition of
     `_cudaGetErrorEnum`" (the CUDA samples' `helper_cuda.h`).
@@ -90,6 +91,7 @@ class OverloadCollapse:
 class VoidPointerArgument:
     """A typed pointer passed where the HIP function takes `void**`
 
+    ## Why
     CUDA's `cuda_runtime.h` adds `template <class T> f(T **ptr, ...)` overloads; HIP's
     `hipHostGetDevicePointer`, `hipGetSymbolAddress`, `hipIpcOpenMemHandle` (and, in 6.x,
     `hipHostAlloc` and `hipMallocPitch`) take `void**` only, so `&typed_pointer` does not
@@ -104,6 +106,10 @@ class VoidPointerArgument:
     ```cuda
     float *d; hipHostGetDevicePointer(reinterpret_cast<void**>(&d), host, 0);
     ```
+
+    ## Fix
+    `hipport convert` adds the `reinterpret_cast<void**>`; by hand, cast the argument or
+    pass a `void*` variable and convert after the call.
     """
 
     code = "HP121"
@@ -144,9 +150,10 @@ class SyncMaskNarrowCall:
 
 
 @REGISTRY.rule
-class ImageApiUnavailable:
+class ImageApiUnavailable(SaysWhatItIs):
     """Texture or surface fetch in device code: no image support on MI300 / MI350
 
+    ## Why
     HIP declares its texture and surface functions unavailable where the GPU has no image
     instructions (`__HIP_NO_IMAGE_SUPPORT`: gfx940–942 in HIP 6.2, gfx942 and gfx950 in 7.1),
     so for those targets every `tex1Dfetch`, `tex2D`, `surf2Dwrite`… is a compile error.
@@ -161,6 +168,11 @@ class ImageApiUnavailable:
     ```cuda
     float v = buffer[i];   // the array the texture object was created on
     ```
+
+    ## Fix
+    For gfx942 and gfx950, read the underlying buffer directly (with the texture's
+    addressing and filtering done by hand where it mattered), or keep the fetch behind a
+    check for targets that have image instructions.
     """
 
     code = "HP330"
@@ -170,9 +182,10 @@ class ImageApiUnavailable:
 
 
 @REGISTRY.rule
-class SurfaceSignature:
+class SurfaceSignature(SaysWhatItIs):
     """Surface call in a form HIP does not have
 
+    ## Why
     HIP's surface functions take no boundary-mode argument (only `surf1Dread` does), and
     reads return through a pointer: CUDA's `surf2Dwrite(v, s, x, y, cudaBoundaryModeZero)`
     and `T v = surf2Dread<T>(s, x, y)` do not compile (HIP 6.2 and 7.1
@@ -203,9 +216,10 @@ class SurfaceSignature:
 
 
 @REGISTRY.rule
-class DeviceFunctionMissing:
+class DeviceFunctionMissing(SaysWhatItIs):
     """A CUDA device function HIP's headers do not declare
 
+    ## Why
     Block-scope atomics (`atomicAdd_block`…) and system-scope `atomicInc_system` /
     `atomicDec_system` are in no HIP header and in no mapping table. A block-scope atomic
     becomes the device-scope one, which orders more, never less; the system-scope increment
@@ -220,6 +234,10 @@ class DeviceFunctionMissing:
     ```cuda
     atomicAdd(&count, 1);
     ```
+
+    ## Fix
+    Use the device-scope atomic for `*_block` (`hipport convert` does), and write
+    `atomicInc_system` / `atomicDec_system` as an `atomicCAS_system` loop.
     """
 
     code = "HP332"
@@ -271,7 +289,8 @@ _CALLED = any_word_of(_names())
 _VOID_CAST = re.compile(r"^\(\s*void\s*\*\s*\*\s*\)|^reinterpret_cast\s*<\s*void\s*\*\s*\*\s*>")
 
 
-@REGISTRY.visits("call_expression", names=_CALLED)
+@REGISTRY.visits("call_expression", names=_CALLED, codes=(
+    VoidPointerArgument, SyncMaskNarrowCall, ImageApiUnavailable, SurfaceSignature, DeviceFunctionMissing))
 def _call(node: Node, ctx: Context) -> None:
     fn = node.child_by_field_name("function")
     if fn is None:
@@ -372,7 +391,7 @@ def _include(node: Node, ctx: Context) -> None:
         ctx.scratch.setdefault("released_headers.none", []).append((node, header, res))
 
 
-@REGISTRY.visits_file
+@REGISTRY.visits_file(codes=(HeaderWithoutCounterpart,))
 def _report_headers(ctx: Context) -> None:
     """After the walk, so that a line another rule already explains is left to it."""
     explained = {f.line for f in ctx.findings}
@@ -383,7 +402,7 @@ def _report_headers(ctx: Context) -> None:
                        "keep this code CUDA-only (#ifndef __HIP_PLATFORM_AMD__) or port it")
 
 
-@REGISTRY.visits("function_definition")
+@REGISTRY.visits("function_definition", codes=(OverloadCollapse,))
 def _definition(node: Node, ctx: Context) -> None:
     """Remember each definition's mapped signature; a second with the same one collapses."""
     func = node.child_by_field_name("declarator")
