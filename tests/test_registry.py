@@ -104,3 +104,14 @@ def test_ignored_rules_leave_their_visitors_out(code: str) -> None:
     functions = lambda table: {fn for entry in table.values() for fn in entry[0]}  # noqa: E731
     assert check_literal_mask in functions(kept)
     assert check_literal_mask not in functions(pruned)
+
+
+def test_feature_and_library_rules_supersede_the_bare_mapping_status() -> None:
+    """The engine used to drop HP101-105 at the place of any HP3xx/HP4xx finding by code
+    prefix; now each rule carries it (``SaysWhatItIs``): a new rule must not lose it."""
+    from hipport.rules import MAPPING_STATUS
+
+    families = [rule for code, rule in rules.load().rules.items() if code[:3] in ("HP3", "HP4")]
+    assert families
+    for rule in families:
+        assert any(MAPPING_STATUS <= s.codes and not s.within for s in rule.supersedes), rule.code
