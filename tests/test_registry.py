@@ -75,9 +75,13 @@ def _charged_codes(monkeypatch) -> tuple[dict, dict]:
 
 
 def test_every_visitor_declares_what_it_reports(monkeypatch) -> None:
+    """Rewriters may report (an argument rewrite it is not sure of is a finding) but declare
+    nothing: leaving one out for its rules' sake would lose its edits, so it never is."""
+    rewriters = {f"{v.fn.__module__}.{v.fn.__qualname__}" for vs in rewrite.load().visitors.values() for v in vs}
+    assert all(not v.codes for vs in rewrite.load().visitors.values() for v in vs)
     reported, declared = _charged_codes(monkeypatch)
     undeclared = {name: sorted(codes - declared.get(name, set())) for name, codes in reported.items()
-                  if codes - declared.get(name, set())}
+                  if codes - declared.get(name, set()) and name not in rewriters}
     assert undeclared == {}
     assert "<no visitor>" not in reported
     assert any(name.startswith("hipport.rules.warp.") for name in reported)  # the wrapping took

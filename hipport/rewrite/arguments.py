@@ -27,7 +27,7 @@ from hipport.datafiles import mappings
 from hipport.edits import Edit
 from hipport.parse import Node, call_name
 from hipport.rewrite import REGISTRY
-from hipport.rewrite.identifiers import NAME_NODES, in_tables, resolution_for, target_for
+from hipport.names import NAME_NODES, in_tables, resolution_for, target_for
 from hipport.rules.conversion import ARGUMENT_REWRITE, ROC_ARGUMENTS
 
 if sys.version_info >= (3, 11):

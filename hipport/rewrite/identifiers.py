@@ -3,8 +3,8 @@
 Only identifier tokens of the syntax tree are touched, so comments and string literals
 never change. What a name becomes, and whether it may be rewritten for the target, is the
 mapping view's decision, read through ``hipport.names`` as the HP1xx rules read it: names
-it does not apply stay as written and those rules report them. ``#define`` bodies are reparsed in place by the walk (``analyze``), so their names
-come here like any other.
+it does not apply stay as written and those rules report them. ``#define`` bodies are
+reparsed in place by the walk (``analyze``), so their names come here like any other.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import re
 from hipport.context import Context
 from hipport.parse import Node, call_name
 from hipport.rewrite import REGISTRY
-from hipport.rewrite.identifiers import in_tables
+from hipport.names import in_tables
 from hipport.rules.conversion import LEGACY_CUBLAS
 
 _V1_INCLUDE = re.compile(rb'#\s*include\s*[<"]cublas\.h[>"]')

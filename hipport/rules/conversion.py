@@ -22,6 +22,7 @@ from hipport.rules import REGISTRY
 class ArgumentRewrite:
     """HIP function takes other arguments, and hipport could not rewrite them exactly
 
+    ## Why
     The HIP (or, with `--roc`, ROC) function this call is renamed to differs from the
     CUDA one in its arguments. hipport rewrites the arguments where the change is certain
     (`mappings/arguments.toml`, after hipify-clang); this call needs a person, because the
@@ -53,6 +54,7 @@ class ArgumentRewrite:
 class LegacyCublas:
     """Legacy cuBLAS (v1, no handle) call
 
+    ## Why
     `cublas.h` declares the legacy cuBLAS API, whose functions take no handle
     (`cublasSgemm('N', 'N', m, n, k, alpha, ...)`). hipBLAS has only the handle API, so
     renaming the call would pass the arguments in the wrong places; hipport leaves it.
@@ -85,6 +87,7 @@ class LegacyCublas:
 class CudaMacroRewritten:
     """CUDA compiler macro rewritten to its HIP counterpart
 
+    ## Why
     hip-clang does not define `__CUDACC__`; it defines `__HIPCC__`. hipport rewrites the
     test so the branch nvcc took is the one HIP takes, and says so: in a codebase that
     builds with nvcc and hipcc alike, the test may have been meant for nvcc alone.
@@ -119,6 +122,7 @@ class CudaMacroRewritten:
 class RocArguments:
     """With `--roc`, a call keeps argument types or a list the ROC library does not take
 
+    ## Why
     `--roc` renames cuBLAS, cuSPARSE and cuDNN calls to rocBLAS, rocSPARSE and MIOpen.
     Where hipport knows the argument lists differ it rewrites them (HP116 when it cannot);
     for the calls here it knows the arguments are not the ROC library's and has no exact
@@ -167,7 +171,7 @@ def _is_informed(name: str) -> bool:
     return name in _informed()
 
 
-@REGISTRY.visits("identifier", names=_is_informed)
+@REGISTRY.visits("identifier", names=_is_informed, codes=(CudaMacroRewritten,))
 def macro_rewritten(node: Node, ctx: Context) -> None:
     """An info finding where a macro marked ``inform`` in macros.toml is rewritten."""
     rule = ctx.view.macro(ctx.text(node))
