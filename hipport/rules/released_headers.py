@@ -247,9 +247,10 @@ class DeviceFunctionMissing(SaysWhatItIs):
 
 
 @REGISTRY.rule
-class HeaderWithoutCounterpart:
+class HeaderWithoutCounterpart(SaysWhatItIs):
     """A CUDA header HIP has no counterpart for
 
+    ## Why
     `mappings/headers.toml` lists CUDA headers with no HIP (or ROCm library) header:
     EGL, VDPAU and Direct3D interop, `cuda_occupancy.h`, `cufftw.h`, NVML, libcu++. The
     include is left as written and the compile stops there ("file not found"). Reported at
@@ -268,6 +269,10 @@ class HeaderWithoutCounterpart:
     #include <cudaEGL.h>
     #endif
     ```
+
+    ## Fix
+    Keep the code that needs the header CUDA-only behind `#ifndef __HIP_PLATFORM_AMD__`,
+    or port that part to the ROCm library that covers it, if one does.
     """
 
     code = "HP333"
