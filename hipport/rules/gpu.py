@@ -16,7 +16,7 @@ from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.parse import Node, text
 from hipport.registry import any_bytes_of
-from hipport.rules import REGISTRY
+from hipport.rules import REGISTRY, SaysWhatItIs
 
 #: A CUDA type that holds fp8 bytes or values (``__nv_fp8_e4m3``, ``__nv_fp8_storage_t``).
 #: HIP's own types (``__hip_fp8_e4m3_fnuz``) name their encoding: code using them chose it.
@@ -25,7 +25,7 @@ _COMPARE_OPS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&", "^", "|"})
 
 
 @REGISTRY.rule
-class Fp8EncodingDependent:
+class Fp8EncodingDependent(SaysWhatItIs):
     """fp8 bytes read or tested as bits: the meaning depends on the GPU's encoding
 
     ## Why
@@ -84,7 +84,7 @@ def _holds_fp8_bits(ctx: Context, node: Node) -> bool:
     return False
 
 
-@REGISTRY.visits("binary_expression", source=any_bytes_of(b"fp8"))
+@REGISTRY.visits("binary_expression", source=any_bytes_of(b"fp8"), codes=(Fp8EncodingDependent,))
 def _bit_test(node: Node, ctx: Context) -> None:
     op = node.child_by_field_name("operator")
     if op is None or text(ctx.src, op) not in _COMPARE_OPS or not _encodings_differ(ctx):
@@ -100,7 +100,8 @@ def _bit_test(node: Node, ctx: Context) -> None:
             return
 
 
-@REGISTRY.visits("cast_expression", "template_function", source=any_bytes_of(b"fp8"))
+@REGISTRY.visits("cast_expression", "template_function", source=any_bytes_of(b"fp8"),
+                 codes=(Fp8EncodingDependent,))
 def _reinterpret(node: Node, ctx: Context) -> None:
     if not _encodings_differ(ctx):
         return
