@@ -19,6 +19,7 @@ from hipport.files import FileError, SourceFile, discover, is_binary, looks_like
 from hipport.findings import Finding, Severity
 from hipport.options import Options
 from hipport.report.model import FileOutcome, Report
+from hipport.rewrite.buildfiles import kind_of as build_kind, transform as build_transform
 
 #: Below this many files a process pool costs more than it saves.
 POOL_THRESHOLD = 16
@@ -45,7 +46,8 @@ def process(sf: SourceFile, options: Options) -> FileResult:
     """One file through every stage; never raises for a bad file."""
     display = str(sf.path)
     result = FileResult(path=display, rel=sf.rel.as_posix(), status="other", source=sf)
-    if not sf.is_source:
+    build = not sf.is_source and build_kind(sf.path) is not None  # CMake, Make, setup.py
+    if not sf.is_source and not build:
         return result
     try:
         data = read_bytes(sf.path)
@@ -64,11 +66,12 @@ def process(sf: SourceFile, options: Options) -> FileResult:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
         result.note = f"not valid UTF-8 at byte {e.start}; other bytes converted, these preserved"
-    if not looks_like_cuda(data):
+    if not build and not looks_like_cuda(data):
         result.status = "unchanged"
         return result
     try:
-        new, result.findings, result.rewrites = transform(data, display, options)
+        convert = build_transform if build else transform
+        new, result.findings, result.rewrites = convert(data, display, options)
     except EditConflict as e:  # a rewriter bug: report it, keep the file as it was
         result.status, result.error = "error", f"internal: {e}"
         return result

@@ -412,8 +412,8 @@ def units_from_convert(plan_: Plan, results: Iterable[FileResult], into: list[Un
     """
     for r in results:
         yield r
-        if r.status not in ("converted", "unchanged") or r.source is None:
-            continue
+        if r.status not in ("converted", "unchanged") or r.source is None or not r.source.is_source:
+            continue  # build files (CMakeLists.txt …) are converted too, but are no units
         target = next(t for t in plan_.targets if _within(r.source.path, t.input))
         dest = destination(target, r)
         try:

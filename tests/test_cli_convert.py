@@ -44,7 +44,7 @@ def test_directory_is_mirrored_and_other_files_copied(tree: Path, tmp_path: Path
     assert (out / "sub" / "b.cuh").read_bytes() == (
         b"#pragma once\n#include <hip/hip_runtime.h>\nhipStream_t stream_of();\n")
     assert (out / "plain.cpp").read_bytes() == b"int main() { return 0; }\n"
-    assert (out / "CMakeLists.txt").read_bytes() == b"project(x CUDA)\n"
+    assert (out / "CMakeLists.txt").read_bytes() == b"project(x HIP)\n"  # build files are ported
     assert (out / "hipport-report.md").is_file()
     assert (tree / "a.cu").read_bytes() == KERNEL  # the input is untouched
 

@@ -1,7 +1,8 @@
 """The porting-risk rules, one module per family; importing ``load()`` registers them all.
 
 Families (codes are stable, like compiler warnings): HP1xx API mapping, HP2xx warp size,
-HP3xx device features, HP4xx libraries, HP5xx build and Python.
+HP3xx device features, HP4xx libraries, HP5xx build and Python, HP6xx build files,
+HP7xx PyTorch extensions.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ class SaysWhatItIs:
     supersedes: tuple[Supersedes, ...] = (Supersedes(MAPPING_STATUS),)
 
 #: Family modules, imported by ``load()``; each registers its rules and visitors.
-FAMILY_MODULES: tuple[str, ...] = ("api", "build", "conversion", "deep", "device", "gpu", "libraries", "warp",
-                                   "released_headers")
+FAMILY_MODULES: tuple[str, ...] = ("api", "build", "buildfiles", "conversion", "deep", "device", "gpu",
+                                   "libraries", "torchext", "warp", "released_headers")
 
 
 def load() -> Registry:

@@ -1,0 +1,146 @@
+"""PyTorch extensions (``setup.py`` with ``CUDAExtension``, ``cpp_extension.load(...)``).
+
+ROCm PyTorch builds a ``CUDAExtension`` itself: it hipifies the sources and compiles them
+with hipcc. What breaks that build is what the script says to nvcc and about CUDA:
+nvcc-only flags in ``extra_compile_args["nvcc"]`` / ``extra_cuda_cflags``, architecture
+lists (``-gencode``, ``sm_80``, ``TORCH_CUDA_ARCH_LIST``), and tests of ``CUDA_HOME`` or
+``torch.version.cuda``, which are None on ROCm. Each is a finding with its fix (HP7xx).
+Nothing is rewritten: the same script usually still has to build on CUDA, so the fix is
+a ROCm branch (``if torch.version.hip:``), which is a person's choice of shape.
+
+Read with Python's own ``ast`` (no dependency); a script that does not parse is left
+alone, with no finding (it may be Python 2, or a template).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from hipport.rewrite.buildfiles import BuildContext
+from hipport.rewrite.buildfiles.maps import arch_list, load
+
+#: A script is an extension build only if it uses torch's cpp_extension; a CUDA_HOME
+#: elsewhere (a test, a runtime probe) is not this family's business.
+_HINTS = (b"cpp_extension", b"CUDAExtension")
+_ARCH_RE = re.compile(r"\b(?:sm|compute)_[0-9]{2,3}[af]?\b")
+_FLAG_KEYS = frozenset({"nvcc"})
+_FLAG_KWARGS = frozenset({"extra_cuda_cflags"})
+
+
+def convert(ctx: BuildContext) -> None:
+    if not any(h in ctx.src for h in _HINTS):
+        return
+    try:
+        tree = ast.parse(ctx.src)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    seen_lists: set[int] = set()
+    builds = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and key.value in _FLAG_KEYS:
+                    _flag_list(ctx, value, seen_lists)
+        elif isinstance(node, ast.keyword) and node.arg in _FLAG_KWARGS:
+            _flag_list(ctx, node.value, seen_lists)
+        elif isinstance(node, ast.Call):
+            name = _callee(node)
+            if name in ("CUDAExtension", "load", "load_inline"):
+                builds = builds or name == "CUDAExtension" or _has_cuda_sources(node)
+        elif isinstance(node, ast.Attribute) and _dotted(node) == "torch.version.cuda":
+            _report(ctx, "HP703", node, "torch.version.cuda is None on ROCm PyTorch",
+                    "test torch.version.hip too (or torch.cuda.is_available(), true on ROCm)")
+        elif isinstance(node, ast.Name) and node.id in load().raw["torch"]["cuda_home_names"] \
+                and isinstance(node.ctx, ast.Load):
+            _report(ctx, "HP703", node, f"{node.id} is None on ROCm PyTorch (no CUDA toolkit)",
+                    "use ROCM_HOME from torch.utils.cpp_extension when torch.version.hip is set")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if id(node) in seen_lists:
+                continue
+            if node.value in load().raw["torch"]["arch_env"]:
+                _report(ctx, "HP704", node, f"{node.value}: CUDA architectures for the extension",
+                        f"on ROCm set PYTORCH_ROCM_ARCH (e.g. {';'.join(arch_list(ctx.options))})")
+            elif _ARCH_RE.search(node.value) and not node.value.startswith(("http", "/")):
+                _report(ctx, "HP704", node, f"{node.value!r}: a hard-coded CUDA architecture",
+                        f"on ROCm give AMD GPUs ({','.join(arch_list(ctx.options))}) or leave it to PYTORCH_ROCM_ARCH")
+    if builds:
+        at = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and _callee(n) in
+                   ("CUDAExtension", "load", "load_inline")), None)
+        if at is not None:
+            _report(ctx, "HP705", at, "ROCm PyTorch hipifies this extension's CUDA sources at build time",
+                    load().raw["torch"]["hipify_note"])
+
+
+def _flag_list(ctx: BuildContext, value: ast.AST, seen: set[int]) -> None:
+    """The nvcc flags of an ``extra_compile_args["nvcc"]`` (or ``extra_cuda_cflags``) list."""
+    if not isinstance(value, (ast.List, ast.Tuple)):
+        return
+    maps = load()
+    elts = value.elts
+    i = 0
+    while i < len(elts):
+        e = elts[i]
+        i += 1
+        if not (isinstance(e, ast.Constant) and isinstance(e.value, str)):
+            continue
+        seen.add(id(e))
+        hit = maps.flag(e.value.split(" ", 1)[0])
+        if hit is None:
+            if _ARCH_RE.search(e.value):
+                _report(ctx, "HP701", e, f"{e.value!r}: a CUDA architecture among the nvcc flags",
+                        "on ROCm drop it: PYTORCH_ROCM_ARCH chooses the GPUs")
+            continue
+        row, glued = hit
+        shown = e.value
+        if row.takes and glued is None and " " not in e.value and i < len(elts):
+            nxt = elts[i]
+            if isinstance(nxt, ast.Constant) and isinstance(nxt.value, str):
+                seen.add(id(nxt))
+                shown += " " + nxt.value
+                i += 1
+        if row.value and not shown.endswith(row.value):
+            continue
+        if row.action == "arch":
+            _report(ctx, "HP701", e, f"{shown!r}: nvcc's GPU architecture flag; hipcc rejects it",
+                    "on ROCm drop it (if torch.version.hip: …): PYTORCH_ROCM_ARCH chooses the GPUs")
+            continue
+        fix = {"drop": "on ROCm drop it", "replace": f"on ROCm write {row.with_!r}",
+               "unwrap": "on ROCm pass the host flags directly"}.get(row.action, "")
+        _report(ctx, "HP702", e, f"{shown!r}: an nvcc flag hipcc does not take ({row.note})",
+                f"{fix} (if torch.version.hip: …)" if fix else row.note)
+
+
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _dotted(node: ast.AST) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _has_cuda_sources(call: ast.Call) -> bool:
+    for n in ast.walk(call):
+        if isinstance(n, ast.keyword) and n.arg == "cuda_sources":
+            return True
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.endswith(".cu"):
+            return True
+    return False
+
+
+def _report(ctx: BuildContext, code: str, node: ast.AST, message: str, suggestion: str) -> None:
+    start = _offset(ctx, node.lineno, node.col_offset)
+    end = _offset(ctx, node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
+    ctx.report(code, start, end, message, suggestion)
+
+
+def _offset(ctx: BuildContext, line: int, col: int) -> int:
+    """A byte offset from ast's 1-based line and UTF-8 byte column."""
+    return ctx.line_start(line) + col

@@ -1,0 +1,283 @@
+"""HP6xx — build files (CMake, Makefiles): what ``convert`` could not port, or ported with a choice.
+
+Reported by the build-file readers in ``hipport.rewrite.buildfiles`` (not by the tree walk of
+sources); each rule lives here so that it has a code, a slug and a page like every other.
+"""
+
+from __future__ import annotations
+
+from hipport.findings import Effort, Severity
+from hipport.rules import REGISTRY
+
+
+@REGISTRY.rule
+class BuildGpuArchitectures:
+    """CUDA GPU architectures replaced by AMD ones
+
+    `CMAKE_CUDA_ARCHITECTURES`, the `CUDA_ARCHITECTURES` property, `-arch=sm_XX` and
+    `-gencode …` name NVIDIA GPUs. `convert` writes the AMD GPUs of `--offload-arch`
+    (default gfx942) in their place; a list set from a variable is reported, not changed.
+
+    ## Example
+
+    ```cmake
+    set(CMAKE_CUDA_ARCHITECTURES 70 80)
+    ```
+
+    ```cmake
+    set(CMAKE_HIP_ARCHITECTURES gfx942)
+    ```
+
+    ## Fix
+
+    Build for every AMD GPU you ship for (`--offload-arch gfx90a,gfx942`, or
+    `-DCMAKE_HIP_ARCHITECTURES=…` at configure time).
+    """
+
+    code = "HP601"
+    slug = "build-gpu-architectures"
+    severity = Severity.INFO
+    effort = Effort.NONE
+
+
+@REGISTRY.rule
+class BuildRelocatableDeviceCode:
+    """Separable compilation (relocatable device code) needs -fgpu-rdc
+
+    `CUDA_SEPARABLE_COMPILATION` has no HIP property. clang's relocatable device code is
+    `-fgpu-rdc`, needed when compiling **and** when linking (with `--hip-link`); without
+    it a kernel calling a `__device__` function from another file fails to link.
+
+    ## Example
+
+    ```cmake
+    set_target_properties(lib PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+    ```
+
+    ```cmake
+    target_compile_options(lib PRIVATE -fgpu-rdc)
+    target_link_options(lib PRIVATE -fgpu-rdc --hip-link)
+    ```
+
+    ## Fix
+
+    Add both options to the targets that need device linking; drop them where no device
+    code crosses files (whole-program compilation is faster on AMD).
+    """
+
+    code = "HP602"
+    slug = "build-relocatable-device-code"
+    severity = Severity.MEDIUM
+    effort = Effort.SMALL
+
+
+@REGISTRY.rule
+class BuildNvccFlag:
+    """An nvcc flag with no clang counterpart
+
+    Flags such as `-maxrregcount`, `-Xptxas`, `-ccbin`, `--diag-suppress` or `-G` drive
+    nvcc, ptxas or the host compiler nvcc wraps; clang has no such switch. Flags whose
+    only effect is tuning or diagnostics are removed (the finding says what was lost);
+    flags that change the build (`-G`, `--ptx`) are left for a person.
+
+    ## Example
+
+    ```cmake
+    target_compile_options(k PRIVATE -maxrregcount=64 -G)
+    ```
+
+    ```cmake
+    target_compile_options(k PRIVATE -g -O0)   # and __launch_bounds__ on the kernels
+    ```
+
+    ## Fix
+
+    Use the counterpart the message names (`__launch_bounds__` for register caps,
+    `-Rpass-analysis=kernel-resource-usage` for resource reports, `-g -O0` for device
+    debugging).
+    """
+
+    code = "HP603"
+    slug = "build-nvcc-flag"
+    severity = Severity.MEDIUM
+    effort = Effort.SMALL
+
+
+@REGISTRY.rule
+class BuildCudaVariable:
+    """A CUDA variable or property with no HIP counterpart
+
+    `CMAKE_CUDA_HOST_COMPILER`, `CUDA_RUNTIME_LIBRARY`, `CUDAToolkit_VERSION`,
+    `CUDA_TOOLKIT_ROOT_DIR`, `$<CUDA_COMPILER_VERSION>` and the like describe nvcc and the
+    CUDA toolkit. A HIP build has clang as its compiler and ROCm as its root: the test or
+    setting means something else there, or nothing.
+
+    ## Example
+
+    ```cmake
+    if(CUDAToolkit_VERSION VERSION_LESS 11.0)
+    ```
+
+    ```cmake
+    if(hip_VERSION VERSION_LESS 6.0)
+    ```
+
+    ## Fix
+
+    Remove the setting, or test the HIP counterpart the message names.
+    """
+
+    code = "HP604"
+    slug = "build-cuda-variable"
+    severity = Severity.MEDIUM
+    effort = Effort.SMALL
+
+
+@REGISTRY.rule
+class BuildCudaLibrary:
+    """A CUDA library with no ROCm library to link instead
+
+    Imported targets (`CUDA::nvml`, `CUDA::cupti`, `CUDA::nppc` …) and `-l` libraries
+    (`-lnvidia-ml`, `-lcudnn`) whose ROCm counterpart has another API, or none. Linking
+    the ROCm library alone would not build: the calls must be ported first (HP4xx).
+
+    ## Example
+
+    ```cmake
+    target_link_libraries(app PRIVATE CUDA::nvml)
+    ```
+
+    ```cmake
+    find_package(rocm_smi REQUIRED)
+    target_link_libraries(app PRIVATE rocm_smi64)   # after porting nvml* calls to rsmi_*
+    ```
+
+    ## Fix
+
+    Port the calls to the library the message names, then link it.
+    """
+
+    code = "HP605"
+    slug = "build-cuda-library"
+    severity = Severity.HIGH
+    effort = Effort.MEDIUM
+
+
+@REGISTRY.rule
+class BuildLegacyFindCuda:
+    """A legacy FindCUDA construct that is not rewritten
+
+    `cuda_add_executable(… OPTIONS …)`, `cuda_compile`, `cuda_wrap_srcs` and
+    `CUDA_NVCC_FLAGS` belong to the FindCUDA module (deprecated since CMake 3.10), which
+    drives nvcc itself. CMake's HIP language does not read them.
+
+    ## Example
+
+    ```cmake
+    list(APPEND CUDA_NVCC_FLAGS --use_fast_math)
+    cuda_add_executable(app main.cu OPTIONS -lineinfo)
+    ```
+
+    ```cmake
+    add_executable(app main.cu)
+    set_source_files_properties(main.cu PROPERTIES LANGUAGE HIP)
+    target_compile_options(app PRIVATE -ffast-math -gline-tables-only)
+    ```
+
+    ## Fix
+
+    Use the HIP language's commands: `add_executable`/`add_library`,
+    `target_compile_options`, `CMAKE_HIP_FLAGS`.
+    """
+
+    code = "HP606"
+    slug = "build-legacy-findcuda"
+    severity = Severity.MEDIUM
+    effort = Effort.SMALL
+
+
+@REGISTRY.rule
+class BuildCudaPath:
+    """A CUDA install path with no ROCm counterpart
+
+    `/usr/local/cuda` and `$(CUDA_PATH)` become `/opt/rocm` and `$(ROCM_PATH)`, with
+    `lib64` → `lib`; a path into a part of the CUDA toolkit ROCm lays out differently
+    (`extras/CUPTI`, `nvvm`, `samples/common/inc`) is reported.
+
+    ## Example
+
+    ```make
+    INCLUDES += -I$(CUDA_PATH)/samples/common/inc
+    ```
+
+    ## Fix
+
+    Point it at the ROCm component or the project's own copy of the headers.
+    """
+
+    code = "HP607"
+    slug = "build-cuda-path"
+    severity = Severity.LOW
+    effort = Effort.SMALL
+
+
+@REGISTRY.rule
+class BuildFastMath:
+    """nvcc's fast-math flag became clang's -ffast-math
+
+    hipcc translates nvcc's `-use_fast_math` to clang's `-ffast-math`, and `convert` does
+    the same. clang's switch is broader than nvcc's (which only flushes denormals and uses
+    approximate division, square root and transcendentals): it also lets the compiler
+    assume there is no NaN or infinity, which changes code that tests for them.
+
+    ## Example
+
+    ```cmake
+    target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math>)
+    ```
+
+    ```cmake
+    target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-ffast-math>)
+    ```
+
+    ## Fix
+
+    Where results depend on NaN or infinity, add `-fno-finite-math-only` after it.
+    """
+
+    code = "HP608"
+    slug = "build-fast-math"
+    severity = Severity.LOW
+    effort = Effort.SMALL
+
+
+@REGISTRY.rule
+class BuildUnseenCudaSources:
+    """CUDA sources that convert cannot see need LANGUAGE HIP
+
+    CMake compiles a `.cu` file with the CUDA language whatever the project enables; in
+    a HIP build each must have the source property `LANGUAGE HIP`. `convert` adds it for
+    files named in the build file; a glob that mixes `.cu` with other sources is
+    reported instead.
+
+    ## Example
+
+    ```cmake
+    file(GLOB SRC src/*.cpp src/*.cu)
+    ```
+
+    ```cmake
+    file(GLOB SRC src/*.cpp src/*.cu)
+    file(GLOB CU_SRC src/*.cu)
+    set_source_files_properties(${CU_SRC} PROPERTIES LANGUAGE HIP)
+    ```
+
+    ## Fix
+
+    Give the `.cu` files `LANGUAGE HIP`, or convert with `.hip` names.
+    """
+
+    code = "HP609"
+    slug = "build-unseen-cuda-sources"
+    severity = Severity.MEDIUM
+    effort = Effort.SMALL
