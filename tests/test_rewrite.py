@@ -190,3 +190,13 @@ def test_define_recovered_inside_a_parse_error_is_converted() -> None:
     out = conv(src, "a.cu")
     assert "(hipGetLastError())" in out
     assert conv(out, "a.cu") == out
+
+
+def test_a_duplicate_include_in_mid_line_is_not_removed_and_joins_no_tokens() -> None:
+    """Found by the seeded fuzz run (seed 17): removing a merged duplicate include that the
+    parser recovered from the middle of a line joined ``c`` and ``udaError_t`` into a
+    ``cudaError_t`` only a second conversion renamed."""
+    src = "// a\r\n#include <cuda_runtime.h>\n\nc#include <cuda.h>\nudaError_t f();\n"
+    out = conv(src, "c.cpp")
+    assert "c#include <hip/hip_runtime.h>\nudaError_t f();\n" in out
+    assert conv(out, "c.cpp") == out

@@ -62,18 +62,30 @@ def _rewrite(ctx: Context, node: Node, path_node: Node | None, end: int) -> None
         seen.add((branch, header))
         return
     if res.action == "drop":
-        ctx.edit(node.start_byte, end, b"")
-        ctx.rewrites += 1
+        if _starts_line(ctx.src, node.start_byte):
+            ctx.edit(node.start_byte, end, b"")
+            ctx.rewrites += 1
         return
     if res.action != "map" or not res.target:
         seen.add((branch, header))
         return
-    if (branch, res.target) in seen:
+    if (branch, res.target) in seen and _starts_line(ctx.src, node.start_byte):
         ctx.edit(node.start_byte, end, b"")  # already included in this branch
     elif res.target != header:
         ctx.edit(inner_start, inner_end, res.target)
     seen.add((branch, res.target))
     ctx.rewrites += 1
+
+
+def _starts_line(src: bytes, at: int) -> bool:
+    """True when only blanks stand before ``at`` on its line.
+
+    Removing a directive the parser recovered from the middle of a line (``c#include
+    <cuda.h>\nudaError_t``) would join the text on either side into a new token that only
+    a second conversion renames; such a directive is rewritten in place or left alone.
+    """
+    line_start = src.rfind(b"\n", 0, at) + 1
+    return not src[line_start:at].strip()
 
 
 def _branch(node: Node) -> int:
