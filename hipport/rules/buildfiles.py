@@ -18,6 +18,13 @@ class BuildGpuArchitectures:
     `-gencode …` name NVIDIA GPUs. `convert` writes the AMD GPUs of `--offload-arch`
     (default gfx942) in their place; a list set from a variable is reported, not changed.
 
+    ## Why
+
+    An NVIDIA architecture number means nothing to clang's AMDGPU back end: a HIP build
+    given `sm_80` fails at configure time, and one given no architecture builds for a default
+    GPU that may not be the one you run on. Code objects are per GPU (gfx90a, gfx942, gfx950):
+    a binary without yours does not load.
+
     ## Example
 
     ```cmake
@@ -47,6 +54,12 @@ class BuildRelocatableDeviceCode:
     `CUDA_SEPARABLE_COMPILATION` has no HIP property. clang's relocatable device code is
     `-fgpu-rdc`, needed when compiling **and** when linking (with `--hip-link`); without
     it a kernel calling a `__device__` function from another file fails to link.
+
+    ## Why
+
+    A project that compiles device code per file and links it across files builds on CUDA and
+    fails at link time on HIP ("undefined hidden symbol" for the `__device__` function), or it
+    silently loses the separate compilation its build relied on.
 
     ## Example
 
@@ -80,6 +93,12 @@ class BuildNvccFlag:
     only effect is tuning or diagnostics are removed (the finding says what was lost);
     flags that change the build (`-G`, `--ptx`) are left for a person.
 
+    ## Why
+
+    clang rejects an option it does not know, so a build line that kept the flag would fail;
+    one that dropped it silently could lose something the project relied on (register limits
+    for occupancy, debug device code). The finding says which happened.
+
     ## Example
 
     ```cmake
@@ -112,6 +131,12 @@ class BuildCudaVariable:
     CUDA toolkit. A HIP build has clang as its compiler and ROCm as its root: the test or
     setting means something else there, or nothing.
 
+    ## Why
+
+    CMake leaves these variables empty or unrelated in a HIP build, so a test such as
+    `if(CUDAToolkit_VERSION VERSION_LESS 11)` quietly takes the wrong branch, and a setting such
+    as `CMAKE_CUDA_HOST_COMPILER` has no effect: the build configures but not as intended.
+
     ## Example
 
     ```cmake
@@ -140,6 +165,12 @@ class BuildCudaLibrary:
     Imported targets (`CUDA::nvml`, `CUDA::cupti`, `CUDA::nppc` …) and `-l` libraries
     (`-lnvidia-ml`, `-lcudnn`) whose ROCm counterpart has another API, or none. Linking
     the ROCm library alone would not build: the calls must be ported first (HP4xx).
+
+    ## Why
+
+    The imported target or `-l` library does not exist on a ROCm machine, so the link fails;
+    and where a ROCm library with a similar job exists (rocprofiler for CUPTI, amdsmi for NVML)
+    its API differs, so renaming the library alone would not build either.
 
     ## Example
 
@@ -170,6 +201,12 @@ class BuildLegacyFindCuda:
     `cuda_add_executable(… OPTIONS …)`, `cuda_compile`, `cuda_wrap_srcs` and
     `CUDA_NVCC_FLAGS` belong to the FindCUDA module (deprecated since CMake 3.10), which
     drives nvcc itself. CMake's HIP language does not read them.
+
+    ## Why
+
+    CMake's HIP language ignores FindCUDA's commands and variables, so their flags and sources
+    would be dropped without a word: a build that configures but compiles the wrong thing, or
+    nothing, for the GPU.
 
     ## Example
 
@@ -204,6 +241,12 @@ class BuildCudaPath:
     `lib64` → `lib`; a path into a part of the CUDA toolkit ROCm lays out differently
     (`extras/CUPTI`, `nvvm`, `samples/common/inc`) is reported.
 
+    ## Why
+
+    A path that does not exist on a ROCm machine makes the include or the link fail, or worse,
+    finds a stale CUDA install on a mixed machine. ROCm ships no CUPTI, NVVM or CUDA samples
+    tree, so there is no path to substitute.
+
     ## Example
 
     ```make
@@ -229,6 +272,12 @@ class BuildFastMath:
     the same. clang's switch is broader than nvcc's (which only flushes denormals and uses
     approximate division, square root and transcendentals): it also lets the compiler
     assume there is no NaN or infinity, which changes code that tests for them.
+
+    ## Why
+
+    Code that tests `isnan`/`isinf`, relies on NaN propagation or on signed zeros can behave
+    differently under `-ffast-math` than it did under nvcc's narrower switch, and the difference
+    shows only in results, never at build time.
 
     ## Example
 
@@ -259,6 +308,12 @@ class BuildUnseenCudaSources:
     a HIP build each must have the source property `LANGUAGE HIP`. `convert` adds it for
     files named in the build file; a glob that mixes `.cu` with other sources is
     reported instead.
+
+    ## Why
+
+    A `.cu` source without `LANGUAGE HIP` is handed to the CUDA language (which a HIP build has
+    not enabled, so configuration fails) or compiled as plain C++ (so `__global__` and `<<<>>>`
+    fail): the build breaks on the first kernel file.
 
     ## Example
 

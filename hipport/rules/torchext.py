@@ -20,6 +20,11 @@ class TorchNvccArchitecture:
     `extra_compile_args["nvcc"]` reach hipcc on ROCm PyTorch, which rejects them. On ROCm
     the GPUs come from `PYTORCH_ROCM_ARCH` (or torch's own list).
 
+    ## Why
+
+    hipcc rejects NVIDIA architecture flags, so the extension's build stops at the first `.cu`
+    file on ROCm PyTorch, although the sources themselves would compile.
+
     ## Example
 
     ```python
@@ -53,6 +58,11 @@ class TorchNvccFlag:
     are nvcc's; on ROCm PyTorch the same list goes to hipcc. The message names clang's
     spelling, or says the flag has none.
 
+    ## Why
+
+    On ROCm PyTorch the `nvcc` list is passed to hipcc, which rejects nvcc's spellings, so the
+    build stops; the right clang flag usually exists under another name (`-ffast-math`, `-g`).
+
     ## Example
 
     ```python
@@ -83,6 +93,12 @@ class TorchCudaToolkitCheck:
     PyTorch (there is no CUDA toolkit), so `if CUDA_HOME is None: raise …` stops a build that
     would have worked. ROCm's counterparts are `ROCM_HOME` and `torch.version.hip`.
 
+    ## Why
+
+    The check raises or takes a CUDA-only path on ROCm PyTorch, so the extension is never built
+    there even when its sources would compile: the commonest reason a ROCm-ready extension
+    "does not support AMD".
+
     ## Example
 
     ```python
@@ -112,6 +128,11 @@ class TorchCudaArchitectureList:
 
     `TORCH_CUDA_ARCH_LIST`, `"sm_80"` or `"compute_86"` in the build script name NVIDIA
     GPUs; ROCm PyTorch reads `PYTORCH_ROCM_ARCH` (`gfx90a;gfx942`) instead.
+
+    ## Why
+
+    Setting `TORCH_CUDA_ARCH_LIST` has no effect on a ROCm build, and `sm_` names passed as flags
+    make hipcc fail: the extension builds for torch's default GPUs or not at all.
 
     ## Example
 
@@ -146,6 +167,13 @@ class TorchHipifiesExtension:
     names, which suits such a torch; code written against the HIP class names needs an
     older one. Warp-size, PTX and library findings on the sources still apply: hipify is
     textual.
+
+    ## Why
+
+    torch's hipify and hipport's conversion are two translations of the same sources; if the
+    repository's sources were already converted with HIP class names, hipify of a newer torch
+    leaves them, and of an older torch renames them: which one applies decides whether the
+    extension compiles.
 
     ## Example
 
