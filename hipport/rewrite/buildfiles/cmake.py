@@ -24,6 +24,7 @@ from functools import lru_cache
 import tree_sitter
 import tree_sitter_cmake
 
+from hipport.parse import walk
 from hipport.rewrite.buildfiles import BuildContext
 from hipport.rewrite.buildfiles.cmake_flags import bytes_len, flags, genex_flags, genex_names
 from hipport.rewrite.buildfiles.cmake_sources import cu_glob, cu_sources, insert_after, insert_before
@@ -68,7 +69,7 @@ class State:
 def convert(ctx: BuildContext) -> None:
     tree = _parser().parse(ctx.src)
     commands, refs = [], []
-    for n in _walk(tree.root_node):
+    for n in walk(tree.root_node):
         if n.type in _COMMANDS:
             commands.append((n, args_of(ctx.src, n)))
         elif n.type == "variable_ref":
@@ -83,18 +84,6 @@ def convert(ctx: BuildContext) -> None:
     _insert_packages(ctx, st)
     if st.enables_hip and st.minimum is not None:
         _raise_minimum(ctx, st.minimum)
-
-
-def _walk(root: Node):
-    """Every node in document order, by cursor (no Python list of children per node)."""
-    cursor = root.walk()
-    while True:
-        yield cursor.node
-        if cursor.goto_first_child():
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return
 
 
 def name_of(src: bytes, cmd: Node) -> str:
@@ -324,7 +313,7 @@ def hip_name(name: str) -> tuple[str, str]:
 
 
 def _variable_ref(ctx: BuildContext, ref: Node, st: State) -> None:
-    var = next((c for c in _walk(ref) if c.type == "variable"), None)
+    var = next((c for c in walk(ref) if c.type == "variable"), None)
     if var is None or ref.children and ref.children[0].type == "env_var":
         return
     name = ctx.src[var.start_byte:var.end_byte].decode("utf-8", "surrogateescape")

@@ -19,6 +19,7 @@ from functools import lru_cache
 import tree_sitter
 import tree_sitter_make
 
+from hipport.parse import walk
 from hipport.rewrite.buildfiles import BuildContext
 from hipport.rewrite.buildfiles.flags import Word, apply
 from hipport.rewrite.buildfiles.maps import load
@@ -37,7 +38,7 @@ def _parser() -> tree_sitter.Parser:
 
 def convert(ctx: BuildContext) -> None:
     tree = _parser().parse(ctx.src)
-    nodes = list(_walk(tree.root_node))
+    nodes = list(walk(tree.root_node))
     texts = [n for n in nodes if n.type in _TEXT_TYPES]
     nvcc_vars, flag_vars = _survey(ctx, nodes, texts)
     root_vars = root_variables()
@@ -59,14 +60,6 @@ def convert(ctx: BuildContext) -> None:
         libraries(ctx, words)
         if _is_flag_context(ctx, t, words, nvcc_vars, flag_vars):
             apply(ctx, words, " ", False, t.start_byte, t.end_byte)
-
-
-def _walk(root: Node):
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
 
 
 #: Make functions whose first arguments are names or patterns, not words of a command:
