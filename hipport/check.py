@@ -12,9 +12,11 @@ Three things on top of the scan pipeline, each small and separately testable:
   bytes and path, the options (``Options.cache_key()``) and a fingerprint of the installed
   hipport (version plus the size and mtime of every code and data file, and of the
   tree-sitter grammar). Anything that could change a finding changes the key, so an entry
-  is never stale; the directory is safe to delete. Entries are checksummed JSON, written
-  atomically, validated on reading (anything doubtful is a miss, never a pass), and
-  pruned: unused for 30 days, or beyond 50,000 entries, they go.
+  is never stale; the directory is safe to delete. Entries are JSON authenticated with
+  an HMAC under a per-user key kept outside the cache folder (``hipport.cachefile``), so
+  a planted or copied entry is a miss; they are written atomically, validated on reading
+  (anything doubtful is a miss, never a pass), and pruned: unused for 30 days, or beyond
+  50,000 entries, they go.
 
 Suppressions, HIP guards, ignore lists and severity overrides are applied by the rules
 themselves (``hipport.context``), exactly as for ``scan``.
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
 
 BASELINE_FORMAT = 1
 #: Bumped when the layout of a cache entry changes; part of every key.
-CACHE_FORMAT = "check-2"
+CACHE_FORMAT = "check-3"
 
 
 class BaselineError(ValueError):
@@ -217,15 +219,19 @@ def _finding_from_json(d: Any) -> Finding:
 class Cache:
     """Per-file check results on disk, keyed so that a hit is always correct.
 
-    Entries are ``hipport.cachefile`` documents (checksummed JSON, read only from regular
-    files of this user inside the folder, at most MAX_ENTRY_BYTES), validated field by
-    field: anything else is a miss and the file is scanned, so a broken or edited entry
-    can cost time but never pass the gate with findings removed. A hit refreshes the
-    entry's time, which ``prune`` goes by.
+    Entries are ``hipport.cachefile`` documents (JSON under this user's HMAC key, read
+    only from regular files of this user inside the folder, at most MAX_ENTRY_BYTES),
+    validated field by field: anything else is a miss and the file is scanned, so a
+    broken, edited, planted or copied entry can cost time but never pass the gate with
+    findings removed. A hit refreshes the entry's time, which ``prune`` goes by. Without
+    a usable key (``secret``, by default this user's) nothing is read or written.
     """
 
-    def __init__(self, root: Path, options: Options) -> None:
+    def __init__(self, root: Path, options: Options, secret: bytes | None = None) -> None:
+        from hipport.cachefile import secret_key
+
         self.root = root
+        self._secret = secret if secret is not None else secret_key(root)
         self._salt = f"{tool_fingerprint()}\0{options.cache_key()}\0".encode()
 
     def key(self, path: str, data: bytes) -> str:
@@ -239,12 +245,13 @@ class Cache:
 
     def get(self, key: str, path: str, rel: str) -> "FileResult | None":
         """The stored result, or None on a miss or an entry that cannot be trusted."""
-        from hipport.cachefile import decode, read_entry
+        from hipport.cachefile import load
         from hipport.pipeline import FileResult
 
+        if self._secret is None:
+            return None
         file = self._file(key)
-        blob = read_entry(file, self.root, MAX_ENTRY_BYTES)
-        entry = decode(CACHE_FORMAT, blob) if blob is not None else None
+        entry = load(file, self.root, CACHE_FORMAT, self._secret, MAX_ENTRY_BYTES)
         try:
             if not isinstance(entry, dict) or entry.get("key") != key \
                     or entry.get("status") not in _STATUSES \
@@ -267,9 +274,11 @@ class Cache:
         Now and then (once a day) the folder is pruned."""
         from hipport.cachefile import write_entry
 
+        if self._secret is None:
+            return
         entry = {"key": key, "status": result.status, "rewrites": result.rewrites,
                  "note": result.note, "findings": [_finding_to_json(f) for f in result.findings]}
-        if write_entry(self._file(key), CACHE_FORMAT, entry):
+        if write_entry(self._file(key), CACHE_FORMAT, entry, self._secret):
             prune_now_and_then(self.root)
 
 

@@ -63,7 +63,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from hipport.cachefile import decode, read_entry, write_entry
+from hipport.cachefile import load, secret_key, write_entry
 from hipport.datafiles import cache_dir, mappings
 from hipport.timeline import Span, entry_at, later_spelling, parse_spans
 from hipport.versions import NAMED_RELEASES, Version, parse_version, short_version
@@ -302,20 +302,22 @@ class MappingTable:
                  cache_dir: Path | None = None) -> "MappingTable":
         """Load JSON from ``api_dir`` and curated TOML from ``data_dir`` (default: the package).
 
-        With ``cache_dir``, the parsed data is kept there as checksummed JSON (never a
-        pickle: see ``hipport.cachefile``) under the hash of every data file and of this
-        module, so an entry can never be stale and is safe to delete. An entry that does
+        With ``cache_dir``, the parsed data is kept there as JSON authenticated by this
+        user's key (never a pickle, never an entry someone else wrote: see
+        ``hipport.cachefile``; no key, no cache) under the hash of every data file and of
+        this module, so an entry can never be stale and is safe to delete. An entry that does
         not build a table is a miss: the sources are parsed again and the entry rewritten.
         """
         data = data_dir if data_dir is not None else mappings()
-        raw, cached = _load_raw(api_dir, data, cache_dir)
-        if cached is None:
+        secret = secret_key(cache_dir) if cache_dir is not None else None
+        raw, cached = _load_raw(api_dir, data, cache_dir, secret)
+        if cached is None or secret is None:
             return cls._from_raw(raw)
         try:
             return cls._from_raw(raw)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-            raw, _ = _load_raw(api_dir, data, None)
-            write_entry(cached, _CACHE_KIND, raw)
+            raw, _ = _load_raw(api_dir, data, None, None)
+            write_entry(cached, _CACHE_KIND, raw, secret)
             return cls._from_raw(raw)
 
     @classmethod
@@ -509,15 +511,16 @@ _TOML_FILES = ("families.toml", "headers.toml", "macros.toml", "namespaces.toml"
 
 
 #: Format of a mapping cache entry (``hipport.cachefile`` kind); bumped with its layout.
-_CACHE_KIND = "mappings-1"
+_CACHE_KIND = "mappings-2"
 #: The largest mapping cache entry read (today's is about 1.7 MB).
 MAX_CACHE_BYTES = 64 << 20
 
 
-def _load_raw(api_dir: Path | _Resource, data: Path | _Resource,
-              cache_dir: Path | None) -> tuple[dict[str, Any], Path | None]:
+def _load_raw(api_dir: Path | _Resource, data: Path | _Resource, cache_dir: Path | None,
+              secret: bytes | None) -> tuple[dict[str, Any], Path | None]:
     """Every data file, parsed: ``{"headers.toml": {...}, "api/runtime.json": {...}, ...}``,
-    and the cache entry it came from (None when parsed from the sources).
+    and the cache entry it came from (None when parsed from the sources). The cache is
+    used only with both ``cache_dir`` and the ``secret`` its entries are authenticated by.
 
     TOML parsing is most of a cold start; one JSON document of the parsed values loads as
     fast as the pickle it replaces did (measured: about 20 ms either way for the 1.7 MB
@@ -532,10 +535,10 @@ def _load_raw(api_dir: Path | _Resource, data: Path | _Resource,
     digest = hashlib.sha256(Path(__file__).read_bytes())
     for name in sorted(blobs):
         digest.update(name.encode() + b"\0" + blobs[name] + b"\0")
-    cache = cache_dir / f"mappings-{digest.hexdigest()[:32]}.json" if cache_dir else None
-    if cache is not None:
-        entry = read_entry(cache, cache_dir, MAX_CACHE_BYTES)
-        raw = decode(_CACHE_KIND, entry) if entry is not None else None
+    cache = None
+    if cache_dir is not None and secret is not None:
+        cache = cache_dir / f"mappings-{digest.hexdigest()[:32]}.json"
+        raw = load(cache, cache_dir, _CACHE_KIND, secret, MAX_CACHE_BYTES)
         if isinstance(raw, dict) and set(raw) == set(blobs) \
                 and all(isinstance(v, dict) for v in raw.values()):
             return raw, cache
@@ -543,7 +546,7 @@ def _load_raw(api_dir: Path | _Resource, data: Path | _Resource,
     for name, blob in blobs.items():
         text = blob.decode("utf-8")
         raw[name] = tomllib.loads(text) if name.endswith(".toml") else json.loads(text)
-    if cache is not None and write_entry(cache, _CACHE_KIND, raw):
+    if cache is not None and secret is not None and write_entry(cache, _CACHE_KIND, raw, secret):
         _remove_old_entries(cache)
     return raw, None
 

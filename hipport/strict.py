@@ -79,28 +79,24 @@ def described_releases() -> tuple[Version, Version]:
 def rule_codes(cache_root: Path | None) -> list[str]:
     """Every rule code. The registry imports every rule module (a fifth of a second), which
     a cached ``check`` otherwise never pays, so with ``cache_root`` the list is kept there
-    as JSON data under the installed hipport's fingerprint (hipport.check)."""
-    import json
-
-    path = None
+    as an authenticated cache entry (``hipport.cachefile``) under the installed hipport's
+    fingerprint (hipport.check): a planted list could let a misspelt code through."""
+    path = secret = None
     if cache_root is not None:
+        from hipport.cachefile import load, secret_key
         from hipport.check import CACHE_FORMAT, tool_fingerprint
 
-        path = cache_root / CACHE_FORMAT / f"rule-codes-{tool_fingerprint()[:32]}.json"
-        try:
-            codes = json.loads(path.read_text(encoding="utf-8"))
+        secret = secret_key(cache_root)
+        if secret is not None:
+            path = cache_root / CACHE_FORMAT / f"rule-codes-{tool_fingerprint()[:32]}.json"
+            codes = load(path, cache_root, "rule-codes-1", secret, 1 << 20)
             if isinstance(codes, list) and codes and all(isinstance(c, str) for c in codes):
                 return codes
-        except (OSError, ValueError):
-            pass
-    from hipport.rules import load
+    from hipport.rules import load as load_rules
 
-    codes = sorted(load().rules)
-    if path is not None:
-        from hipport.files import atomic_write
+    codes = sorted(load_rules().rules)
+    if path is not None and secret is not None:
+        from hipport.cachefile import write_entry
 
-        try:
-            atomic_write(path, json.dumps(codes).encode("utf-8"))
-        except OSError:
-            pass  # a cache that cannot be written costs only time
+        write_entry(path, "rule-codes-1", codes, secret)  # one that cannot be written costs only time
     return codes

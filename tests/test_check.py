@@ -56,6 +56,7 @@ LINE_RE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>HP\
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     d = tmp_path / "cache"
     monkeypatch.setenv("HIPPORT_CACHE_DIR", str(d))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the cache's key
     monkeypatch.chdir(tmp_path)
     return d
 
@@ -294,9 +295,11 @@ def test_corrupt_entries_are_ignored_and_replaced(tmp_path: Path, cache_dir: Pat
         again = run("k.cu")
         assert (again.exit_code, again.stdout) == (good.exit_code, good.stdout)
     assert len(count_process) == 5
-    from hipport.cachefile import decode
+    from hipport.cachefile import load, secret_key
 
-    assert decode(check_mod.CACHE_FORMAT, entries[0].read_bytes())["findings"]  # rewritten whole
+    secret = secret_key(cache_dir)
+    assert secret is not None
+    assert load(entries[0], cache_dir, check_mod.CACHE_FORMAT, secret, 1 << 20)["findings"]  # rewritten whole
 
 
 def test_no_cache_neither_reads_nor_writes(tmp_path: Path, cache_dir: Path,
