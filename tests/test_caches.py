@@ -339,3 +339,24 @@ def test_without_a_safe_key_the_cache_is_not_used(
     assert time.monotonic() - started < 30
     if before is not None:
         assert path.read_bytes() == before  # left alone, not replaced
+
+
+def test_the_rule_code_list_is_a_cache_entry_too(tmp_path: Path) -> None:
+    """It was read with a plain read_text: a FIFO in its place blocked ``check --select``."""
+    from hipport.check import tool_fingerprint
+    from hipport.rules import load
+    from hipport.strict import rule_codes
+
+    cache = tmp_path / "cache"
+    path = cache / CACHE_FORMAT / f"rule-codes-{tool_fingerprint()[:32]}.json"
+    path.parent.mkdir(parents=True)
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(path)
+        started = time.monotonic()
+        assert rule_codes(cache) == sorted(load().rules)
+        assert time.monotonic() - started < 5
+        path.unlink()
+    rule_codes(cache)
+    path.write_bytes(_sha256_forgery("rule-codes-1", b'["HP201"]'))  # a planted short list
+    os.chmod(path, 0o600)
+    assert rule_codes(cache) == sorted(load().rules)
