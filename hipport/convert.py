@@ -8,6 +8,7 @@ Destinations (documented in the README and ``hipport convert --help``):
                       ``DIR/<input name>``; other files are copied so the tree builds;
 * ``--in-place``      inputs overwritten, each kept as ``FILE.prehip`` unless ``--no-backup``;
 * no ``-o``           ``FILE`` → ``FILE.hip``, ``DIR`` → ``DIR-hip`` beside it: never the input;
+* ``--rename``        (a tree or in place) ``x.cu`` is written as ``x.hip``;
 * ``--diff``          a unified diff on standard output; nothing written;
 * ``--check``         nothing written or printed: the caller lists what would change
                       (with ``--diff`` too, the diff is printed).
@@ -130,8 +131,12 @@ def write_root(target: Target) -> Path | None:
 
 
 def destination(target: Target, result: FileResult) -> Path:
+    """Where ``result`` is written. ``result.rel`` carries ``--rename``'s new name
+    (``x.cu`` → ``x.hip``), in place too; a single output file is the name the user gave."""
     if target.in_place:
-        return result.source.path
+        path = result.source.path
+        name = Path(result.rel).name
+        return path if name == path.name else path.with_name(name)
     if target.file is not None:
         return target.file
     return output_path(target.root, Path(result.rel))
@@ -173,6 +178,18 @@ def _deliver(plan_: Plan, target: Target, result: FileResult, emit) -> None:
         if root is not None and not inside_root(dest, root):
             raise ValueError(f"{resolved(dest)} is outside {root} (through a symbolic link): "
                              "not written")
+        renamed = dest.name != src_path.name and target.file is None
+        if renamed and src_path.with_name(dest.name).exists():
+            raise ValueError(f"--rename would write {dest.name}, but the input has a file of "
+                             "that name: rename one of them by hand")
+        if target.in_place and renamed:
+            atomic_write(dest, result.output if result.output is not None else read_bytes(src_path),
+                         mode_from=src_path)
+            if plan_.backup:
+                backup(src_path)
+            os.unlink(src_path)  # the tree now names x.hip: a stale x.cu would be built twice
+            result.written_to = str(dest)
+            return
         if target.in_place:
             if result.output is not None:
                 if plan_.backup:

@@ -74,6 +74,8 @@ class Options:
     offload_arch: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()  # -D NAME[=VALUE] / [tool.hipport] defines, for #if branches
     all_branches: bool = False  # also report, as info, findings in branches HIP never compiles
+    #: --rename: .cu files are written as .hip, and build files and includes name them so
+    rename: bool = False
 
     def __post_init__(self) -> None:
         # Codes are matched as prefixes however they were written (HP2XX, hp2, HP201).
@@ -99,6 +101,7 @@ class Options:
             str(self.compile_commands or ""), " ".join(self.clang_args),
             ";".join(f"{m.cuda}={m.hip}@{m.since}..{m.until}" for m in self.mappings),
             ",".join(self.offload_arch), " ".join(self.defines), str(self.all_branches),
+            str(self.rename),
         ])
 
 
@@ -294,6 +297,11 @@ FIELDS: tuple[Field, ...] = (
     Field("all_branches", "--all-branches", "all-branches", _boolean, kind="switch", commands=SOURCES,
           help="Also report, as info, findings in branches the HIP build never compiles.",
           example="--all-branches"),
+    Field("rename", "--rename", "rename", _boolean, kind="switch", commands=SOURCES,
+          help="Write .cu files as .hip (in an output tree or in place) and update what names "
+               "them: CMake and Make sources, globs and patterns, setup.py sources, "
+               "#include \"x.cu\"; a name hipport cannot update surely is reported (HP610).",
+          example="--rename"),
 )
 
 #: ``[tool.hipport]`` keys read by their own readers, not by ``resolve``.

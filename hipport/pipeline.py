@@ -19,7 +19,7 @@ from hipport.files import FileError, SourceFile, discover, is_binary, looks_like
 from hipport.findings import Finding, Severity
 from hipport.options import Options
 from hipport.report.model import FileOutcome, Report
-from hipport.rewrite.buildfiles import kind_of as build_kind, transform as build_transform
+from hipport.rewrite.buildfiles import hip_name, kind_of as build_kind, transform as build_transform
 
 #: Below this many files a process pool costs more than it saves.
 POOL_THRESHOLD = 16
@@ -45,7 +45,9 @@ class FileResult:
 def process(sf: SourceFile, options: Options) -> FileResult:
     """One file through every stage; never raises for a bad file."""
     display = str(sf.path)
-    result = FileResult(path=display, rel=sf.rel.as_posix(), status="other", source=sf)
+    rel = sf.rel.as_posix()
+    result = FileResult(path=display, rel=hip_name(rel) if options.rename else rel, status="other",
+                        source=sf)
     build = not sf.is_source and build_kind(sf.path) is not None  # CMake, Make, setup.py
     if not sf.is_source and not build:
         return result

@@ -21,11 +21,24 @@ EXPECTED = ROOT / "fixtures" / "buildfiles" / "expected"
 #: project → (the files whose converted form is a golden in fixtures/buildfiles/expected/<project>/,
 #: extra convert arguments, how it is built). Debian's clang 15 predates gfx942: CMake
 #: projects are configured for gfx90a, Make projects converted for it.
+#: A key with a second word is the project converted with that flag (--rename: .hip names;
+#: its goldens are in <project>-rename/).
 PROJECTS = {
     "examples/cmake-project": (["CMakeLists.txt"], [], "cmake"),
+    "examples/cmake-project --rename": (["CMakeLists.txt"], ["--rename"], "cmake"),
     "fixtures/buildfiles/legacy-findcuda": (["CMakeLists.txt"], [], "cmake"),
     "examples/make-project": (["Makefile"], ["--offload-arch", "gfx90a"], "make"),
+    "examples/make-project --rename": (["Makefile"], ["--offload-arch", "gfx90a", "--rename"], "make"),
 }
+
+
+def _source(project: str) -> str:
+    return project.split()[0]
+
+
+def _golden_dir(project: str) -> Path:
+    path, _, flag = project.partition(" ")
+    return EXPECTED / (Path(path).name + flag.replace("--", "-"))
 
 
 def hipport(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -37,8 +50,8 @@ def hipport(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 def converted(tmp_path_factory) -> dict[str, Path]:
     out = {}
     for project, (_, args, _) in PROJECTS.items():
-        dest = tmp_path_factory.mktemp(Path(project).name) / "hip"
-        r = hipport("convert", project, "-o", str(dest), "-q", *args)
+        dest = tmp_path_factory.mktemp(Path(_source(project)).name) / "hip"
+        r = hipport("convert", _source(project), "-o", str(dest), "-q", *args)
         assert r.returncode == 0, r.stderr
         out[project] = dest
     return out
@@ -47,7 +60,7 @@ def converted(tmp_path_factory) -> dict[str, Path]:
 @pytest.mark.parametrize("project", PROJECTS)
 def test_build_files_match_their_goldens(converted: dict[str, Path], project: str) -> None:
     for name in PROJECTS[project][0]:
-        golden = EXPECTED / Path(project).name / name
+        golden = _golden_dir(project) / name
         assert (converted[project] / name).read_bytes() == golden.read_bytes(), (
             f"{project}/{name} differs from {golden} (tools/update_goldens.py does not cover "
             "build files: read the new output by hand, then copy it there)")
@@ -110,3 +123,11 @@ def test_converted_project_configures_and_builds(converted: dict[str, Path], pro
     assert built in r.stdout
     executables = [p for p in build.iterdir() if p.is_file() and os.access(p, os.X_OK)]
     assert executables, "no executable was linked"
+
+
+@pytest.mark.parametrize("project", [p for p in PROJECTS if "--rename" in p])
+def test_renamed_tree_has_no_cu_files_and_builds_them_as_hip(converted: dict[str, Path], project: str) -> None:
+    files = {p.relative_to(converted[project]).as_posix() for p in converted[project].rglob("*")}
+    assert not [f for f in files if f.endswith(".cu")]
+    text = b"".join((converted[project] / name).read_bytes() for name in PROJECTS[project][0])
+    assert b".cu " not in text and b".cu)" not in text and b"LANGUAGE HIP" not in text

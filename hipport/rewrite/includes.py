@@ -54,6 +54,11 @@ def _rewrite(ctx: Context, node: Node, path_node: Node | None, end: int) -> None
         return  # #include MACRO: nothing to rewrite textually
     inner_start, inner_end = path_node.start_byte + 1, path_node.end_byte - 1
     header = ctx.src[inner_start:inner_end].decode("utf-8", "replace").strip()
+    if header.endswith(".cu") and ctx.options.rename:  # x.cu is written as x.hip
+        at = ctx.src.rindex(b".cu", inner_start, inner_end)
+        ctx.edit(at, at + 3, ".hip")
+        ctx.rewrites += 1
+        return
     res = ctx.view.header(header)
     seen = _included(ctx)
     branch = _branch(node)

@@ -336,3 +336,43 @@ class BuildUnseenCudaSources:
     slug = "build-unseen-cuda-sources"
     severity = Severity.MEDIUM
     effort = Effort.SMALL
+
+
+@REGISTRY.rule
+class BuildRenameUnsure:
+    """A `.cu` name --rename cannot update surely
+
+    With `--rename`, every `.cu` file is written as `.hip` and every name that ends in
+    `.cu` (sources, globs, patterns, `#include "x.cu"`, setup.py source lists) is updated.
+    A name whose `.cu` is computed — an extension held apart (`set(EXT cu)`,
+    `"${name}.${EXT}"`), or a `.cu` string in a Python script that is no extension build —
+    is reported instead: hipport cannot tell whether it names a file of the tree.
+
+    ## Why
+
+    After the rename the tree has no `.cu` files: a build file that still makes `x.cu` from
+    pieces names a file that is not there, and configuration (or the glob, silently) finds
+    nothing to compile.
+
+    ## Example
+
+    ```cmake
+    set(KERNEL_EXT cu)
+    add_library(k ${NAME}.${KERNEL_EXT})
+    ```
+
+    ```cmake
+    set(KERNEL_EXT hip)
+    add_library(k ${NAME}.${KERNEL_EXT})
+    ```
+
+    ## Fix
+
+    Change the extension to `hip` where it names the renamed sources, or convert without
+    `--rename` (the `.cu` names then get `LANGUAGE HIP`).
+    """
+
+    code = "HP610"
+    slug = "build-rename-unsure"
+    severity = Severity.MEDIUM
+    effort = Effort.SMALL

@@ -38,6 +38,12 @@ def kind_of(path: PurePath) -> str | None:
     return None
 
 
+def hip_name(path: str) -> str:
+    """The name ``--rename`` gives a file: ``x.cu`` → ``x.hip``; any other name as it is.
+    Every ``.cu`` file of a tree is renamed, so every reference to one can be too."""
+    return path[:-3] + ".hip" if path.endswith(".cu") else path
+
+
 def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Finding], int]:
     """(new bytes, findings, rewrites) for one build file of a known kind; no I/O."""
     kind = kind_of(PurePath(path))

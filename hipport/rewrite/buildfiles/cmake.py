@@ -9,7 +9,8 @@ CMake passes it to the compiler (the flag commands, the flag variables, the valu
 * ``project(… CUDA)`` / ``enable_language(CUDA)`` → HIP; ``CMAKE_CUDA_*`` variables and
   ``CUDA_*`` properties → their HIP names; ``CMAKE_CUDA_ARCHITECTURES`` values → the
   ``--offload-arch`` GPUs; ``$<COMPILE_LANGUAGE:CUDA>`` → HIP;
-* ``.cu`` sources named in a command get ``set_source_files_properties(… LANGUAGE HIP)``;
+* ``.cu`` sources named in a command get ``set_source_files_properties(… LANGUAGE HIP)``,
+  or with ``--rename`` are named ``.hip`` (``rename``), which CMake compiles as HIP;
 * ``find_package(CUDAToolkit|CUDA)`` → ``find_package(hip)``, ``CUDA::x`` targets → the
   ROCm library's own target, with one ``find_package`` per library used;
 * legacy FindCUDA commands rewritten where mechanical; everything else a finding.
@@ -29,6 +30,7 @@ from hipport.rewrite.buildfiles import BuildContext
 from hipport.rewrite.buildfiles.cmake_flags import bytes_len, flags, genex_flags, genex_names
 from hipport.rewrite.buildfiles.cmake_sources import cu_glob, cu_sources, insert_after, insert_before
 from hipport.rewrite.buildfiles.maps import arch_list, load
+from hipport.rewrite.buildfiles.rename import extension_word, rename_range
 from hipport.versions import parse_version
 
 Node = tree_sitter.Node
@@ -175,7 +177,12 @@ def _command(ctx: BuildContext, cmd: Node, args: list[Arg], st: State) -> None:
             arch_done = flags(ctx, a, sep_is_space and a.kind == "quoted_argument", arch_done)
         else:
             genex_flags(ctx, a)
-    if (name in m["source_commands"] or name in ("set", "list")) and not (name in legacy and "OPTIONS" in texts):
+    if ctx.options.rename:  # x.cu is x.hip now, which CMake's HIP language compiles as HIP
+        for k, a in enumerate(args):
+            if a.kind != "bracket_argument":
+                rename_range(ctx, a.start, a.end)
+                extension_word(ctx, a.text, texts[k - 1] if k else "", a.start, a.end)
+    elif (name in m["source_commands"] or name in ("set", "list")) and not (name in legacy and "OPTIONS" in texts):
         cu_sources(ctx, cmd, name, args, st)
     elif name == "file" and texts[:1] in (["GLOB"], ["GLOB_RECURSE"]):
         cu_glob(ctx, cmd, args, st)

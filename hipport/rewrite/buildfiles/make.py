@@ -8,7 +8,8 @@ touched, and each word of a variable's value or a recipe line is known with its 
   ``CUDA_HOME`` …) — → ``/opt/rocm`` and ``ROCM_PATH``, with ``lib64`` → ``lib``;
 * ``-lcudart -lcublas …`` → ``-lamdhip64 -lhipblas …`` (the library table);
 * nvcc flags → hipcc's (the flag table), where they are given to nvcc: on a recipe line
-  that runs nvcc, in a variable that line uses, or in a variable named for nvcc/CUDA.
+  that runs nvcc, in a variable that line uses, or in a variable named for nvcc/CUDA;
+* with ``--rename``, ``.cu`` names and patterns → ``.hip`` (``rename``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from hipport.parse import walk
 from hipport.rewrite.buildfiles import BuildContext
 from hipport.rewrite.buildfiles.flags import Word, apply
 from hipport.rewrite.buildfiles.maps import load
+from hipport.rewrite.buildfiles.rename import extension_word, rename_range
 
 Node = tree_sitter.Node
 
@@ -54,12 +56,29 @@ def convert(ctx: BuildContext) -> None:
             word = next((c for c in n.children if c.type == "word"), None)
             if word is not None:
                 _rename_root(ctx, word.start_byte, word.end_byte, root_vars)
+    if ctx.options.rename:
+        _rename(ctx, nodes, texts)
     for t in texts:
         words = list(_words(ctx.src, t))
         paths_and_tools(ctx, words, root_vars)
         libraries(ctx, words)
         if _is_flag_context(ctx, t, words, nvcc_vars, flag_vars):
             apply(ctx, words, " ", False, t.start_byte, t.end_byte)
+
+
+def _rename(ctx: BuildContext, nodes: list[Node], texts: list[Node]) -> None:
+    """``--rename``: every ``.cu`` name outside comments (rules, patterns, variables,
+    recipes) → ``.hip``; a ``cu`` word held apart from its name is reported."""
+    pos = 0
+    for c in (n for n in nodes if n.type == "comment"):
+        rename_range(ctx, pos, c.start_byte)
+        pos = c.end_byte
+    rename_range(ctx, pos, len(ctx.src))
+    for t in texts:
+        previous = ""
+        for w in _split(ctx.src, t.start_byte, t.end_byte):
+            extension_word(ctx, w.text, previous, w.start, w.end)
+            previous = w.text
 
 
 #: Make functions whose first arguments are names or patterns, not words of a command:

@@ -15,6 +15,7 @@ from hipport.rewrite.buildfiles import BuildContext
 from hipport.rewrite.buildfiles.flags import apply
 from hipport.rewrite.buildfiles.make import libraries, paths_and_tools, root_variables
 from hipport.rewrite.buildfiles.maps import load
+from hipport.rewrite.buildfiles.rename import rename_range
 from hipport.rewrite.buildfiles.words import split
 
 _COMMAND = re.compile(rb"(?m)^[ \t]*(?!#)(?:[^\n\\]|\\.|\\\n)+")
@@ -23,6 +24,9 @@ _NVCC_WORD = re.compile(r"^(?:nvcc|.*/nvcc|\$\{?NVCC\}?|\"\$\{?NVCC\}?\")$")
 
 
 def convert(ctx: BuildContext) -> None:
+    if ctx.options.rename:  # every command line, not only nvcc's: `for f in src/*.cu`
+        for m in _COMMAND.finditer(ctx.src):
+            rename_range(ctx, m.start(), m.end())
     if b"nvcc" not in ctx.src.lower():
         return
     for m in _COMMAND.finditer(ctx.src):

@@ -5,7 +5,9 @@ with hipcc. What breaks that build is what the script says to nvcc and about CUD
 nvcc-only flags in ``extra_compile_args["nvcc"]`` / ``extra_cuda_cflags``, architecture
 lists (``-gencode``, ``sm_80``, ``TORCH_CUDA_ARCH_LIST``), and tests of ``CUDA_HOME`` or
 ``torch.version.cuda``, which are None on ROCm. Each is a finding with its fix (HP7xx).
-Nothing is rewritten: the same script usually still has to build on CUDA, so the fix is
+With ``--rename`` its ``.cu`` source names become ``.hip`` (ROCm PyTorch compiles ``.hip``
+sources as HIP; CUDA PyTorch then no longer builds it, which is what renaming means).
+Nothing else is rewritten: the same script usually still has to build on CUDA, so the fix is
 a ROCm branch (``if torch.version.hip:``), which is a person's choice of shape.
 
 Read with Python's own ``ast`` (no dependency); a script that does not parse is left
@@ -19,6 +21,7 @@ import re
 
 from hipport.rewrite.buildfiles import BuildContext
 from hipport.rewrite.buildfiles.maps import arch_list, load
+from hipport.rewrite.buildfiles.rename import CU_NAME, extension_word, outside_extension_build, rename_range
 
 #: A script is an extension build only if it uses torch's cpp_extension; a CUDA_HOME
 #: elsewhere (a test, a runtime probe) is not this family's business.
@@ -29,11 +32,17 @@ _FLAG_KWARGS = frozenset({"extra_cuda_cflags"})
 
 
 def convert(ctx: BuildContext) -> None:
-    if not any(h in ctx.src for h in _HINTS):
+    builds = any(h in ctx.src for h in _HINTS)
+    renaming = ctx.options.rename and CU_NAME.search(ctx.src) is not None
+    if not builds and not renaming:
         return
     try:
         tree = ast.parse(ctx.src)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    if renaming:
+        _rename(ctx, tree, builds)
+    if not builds:
         return
     seen_lists: set[int] = set()
     builds = False
@@ -109,6 +118,29 @@ def _flag_list(ctx: BuildContext, value: ast.AST, seen: set[int]) -> None:
                "unwrap": "on ROCm pass the host flags directly"}.get(row.action, "")
         _report(ctx, "HP702", e, f"{shown!r}: an nvcc flag hipcc does not take ({row.note})",
                 f"{fix} (if torch.version.hip: …)" if fix else row.note)
+
+
+def _rename(ctx: BuildContext, tree: ast.AST, builds: bool) -> None:
+    """``--rename``: the ``.cu`` names in an extension script's strings (sources lists,
+    globs, ``name + ".cu"``) → ``.hip``; in any other script, a finding each (HP610)."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr):  # a docstring or a bare string names nothing
+            skip.add(id(node.value))
+        elif isinstance(node, ast.JoinedStr):  # its parts' positions are the f-string's own
+            skip.update(id(v) for v in node.values)
+        if id(node) in skip or not (isinstance(node, ast.JoinedStr) or
+                                    isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        start = _offset(ctx, node.lineno, node.col_offset)
+        end = _offset(ctx, node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
+        if not builds:
+            if CU_NAME.search(ctx.src, start, end):
+                outside_extension_build(ctx, start, end, ctx.src[start:end].decode("utf-8", "replace"))
+            continue
+        rename_range(ctx, start, end)
+        if isinstance(node, ast.Constant):
+            extension_word(ctx, node.value, "", start, end)
 
 
 def _callee(call: ast.Call) -> str:
