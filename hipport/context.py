@@ -191,8 +191,9 @@ class Context:
         opts = self.options
         if not rule.enabled(opts):
             return False
-        if rule.code in gpus.wave64_rules() and gpus.wave32_only(gpus.archs_of(opts)):
-            return False  # 32-lane code on GPUs that all run 32-lane waves (RDNA)
+        if rule.code in gpus.wave64_rules() and (
+                gpus.wave32_only(gpus.archs_of(opts)) or self.branches.amd_only(start)):
+            return False  # 32-lane code on GPUs that all run 32-lane waves, or written for AMD
         hidden = self.in_cuda_only_branch(start)  # code a HIP build does not compile
         if hidden and not opts.all_branches:
             return False

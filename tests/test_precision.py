@@ -133,3 +133,57 @@ def test_deep_mode_judges_hip_builtins_by_hip_declarations(tmp_path: Path) -> No
     findings = transform(src, str(f), Options(engine="clang", jobs=1))[1]
     assert 3 not in {x.line for x in findings if x.code in ("HP201", "HP202")}
     assert 4 in {x.line for x in findings if x.code == "HP202"}
+
+
+def test_a_ported_projects_cuda_version_tests_are_its_hip_path(tmp_path: Path) -> None:
+    # llama.cpp: `#if CUDART_VERSION >= 12000 || defined(GGML_USE_MUSA)` ... `#else` (the HIP
+    # path: its HIP build never defines CUDART_VERSION), and `#ifdef __CUDA_ARCH_LIST__`.
+    (tmp_path / "compat.h").write_text("#ifdef MY_HIP\n#define cudaStream_t hipStream_t\n#endif\n")
+    src = ('#include "compat.h"\n'
+           '#if CUDART_VERSION >= 12000 || defined(OTHER_VENDOR)\n'
+           '#define NEW_API 1\n'
+           '#endif\n'
+           '#ifdef __CUDA_ARCH_LIST__\n'
+           '#define ARCHS __CUDA_ARCH_LIST__\n'
+           '#endif\n')
+    path = str(tmp_path / "k.cu")
+    guarded = Options(hip_guards=DEFAULT_HIP_GUARDS + ("MY_HIP",))
+    assert codes_on(src, "HP106", options=guarded, path=path) == []
+    assert codes_on(src, "HP106", path=path) == [2, 5, 6]  # unported: tests to rewrite
+
+
+def test_a_cuda_version_the_compat_header_may_define_stays_a_finding(tmp_path: Path) -> None:
+    # Only a test the HIP build surely decides is the project's: a CUDART_VERSION its header
+    # defines under a condition the model cannot decide is still a test to look at.
+    (tmp_path / "compat.h").write_text("#ifdef SOMETIMES\n#define CUDART_VERSION 12000\n#endif\n")
+    src = '#include "compat.h"\n#if CUDART_VERSION >= 12000\n#define NEW_API 1\n#endif\n'
+    path = str(tmp_path / "k.cu")
+    guarded = Options(hip_guards=DEFAULT_HIP_GUARDS + ("MY_HIP",))
+    assert codes_on(src, "HP106", options=guarded, path=path) == [2]
+
+
+def test_lane_arithmetic_written_for_amd_is_not_a_warp_size_hazard(tmp_path: Path) -> None:
+    # llama.cpp's mma.cuh: MFMA tile layouts inside `#if defined(AMD_MFMA_AVAILABLE)`, which
+    # common.cuh defines only for its HIP build on CDNA. A CUDA build never compiles them.
+    (tmp_path / "common.cuh").write_text(
+        "#if defined(MY_HIP)\n#define AMD_MFMA_AVAILABLE\n#endif\n")
+    src = ('#include "common.cuh"\n'
+           '__device__ int get_i() {\n'
+           '#if defined(AMD_MFMA_AVAILABLE)\n'
+           '  return threadIdx.x % 32;\n'
+           '#else\n'
+           '  return threadIdx.x / 32;\n'
+           '#endif\n'
+           '}\n'
+           '__device__ int lane_amd() {\n'
+           '#ifdef __HIP_PLATFORM_AMD__\n'
+           '  return threadIdx.x & 31;\n'
+           '#endif\n'
+           '  return threadIdx.x % 32;\n'
+           '}\n')
+    path = str(tmp_path / "k.cu")
+    guarded = Options(hip_guards=DEFAULT_HIP_GUARDS + ("MY_HIP",))
+    # line 6 is the CUDA side (never compiled by HIP); 13 is compiled by both: a hazard
+    assert codes_on(src, "HP204", options=guarded, path=path) == [13]
+    # without the guard nothing says which side is AMD's; AMD's own macro still does
+    assert codes_on(src, "HP204", path=path) == [4, 6, 13]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 from collections.abc import Callable
 import stat
 from dataclasses import dataclass, field
@@ -33,12 +34,15 @@ from pathlib import Path
 
 from hipport.preprocessor import directives as dv
 from hipport.preprocessor.macros import UNSEEN, Macro, Macros, Recorder, _absent
-from hipport.preprocessor.passes import Build, passes
+from hipport.preprocessor.passes import Build, cuda_build, passes
 
 MAX_DEPTH = 24
 MAX_HEADERS = 400
 MAX_HEADER_BYTES = 4 << 20
-_CONDITIONALS = (b"#if", b"# if", b"#el", b"# el", b'#include "', b'# include "')
+#: What may start a conditional directive or a project include (``#  ifdef`` indented too);
+#: a file with neither has nothing for the model to say, and is not even scanned.
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|el)", re.M)
+_PROJECT_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"', re.M)
 
 
 @dataclass
@@ -47,7 +51,8 @@ class Branches:
     cannot change any pass's result."""
 
     never: list[tuple[int, int]] = field(default_factory=list)  # sorted, disjoint
-    #: per pass, the irrelevant (start, end) spans of conditions the pass evaluated or skipped
+    #: per pass, the irrelevant (start, end) spans of conditions the pass evaluated or
+    #: skipped, and in a ported project its own tests of CUDA macros (``Macros.meant_spans``)
     irrelevant: list[list[tuple[int, int]]] = field(default_factory=list)
     #: names the project's #defines define where a pass surely compiles them
     from_headers: frozenset[str] = frozenset()
@@ -56,22 +61,35 @@ class Branches:
     #: for the file's own declarations, read only when asked: its bytes, its directives and
     #: whether some pass surely compiles each gap between them
     own: tuple[bytes, tuple, tuple[bool, ...]] | None = field(default=None, repr=False)
+    #: what ``skipped`` looks up: never compiled, or irrelevant in every pass; sorted,
+    #: disjoint, and the starts apart for bisect (built once per file, ``_combine``)
+    _skip: list[tuple[int, int]] = field(default_factory=list, repr=False)
     _starts: list[int] = field(default_factory=list, repr=False)
+    #: the branches a CUDA build never compiles (written for AMD), worked out when first asked
+    cuda_build: Callable[[], list[tuple[int, int]]] | None = field(default=None, repr=False)
+    _amd: list[tuple[int, int]] | None = field(default=None, repr=False)
+    _amd_starts: list[int] = field(default_factory=list, repr=False)
     _own_names: dict[str, bool] = field(default_factory=dict, repr=False)
     #: for a file without conditionals: the analysis ``provides`` runs when first asked
     pending: Callable[[], "Branches"] | None = field(default=None, repr=False)
 
     def never_compiled(self, offset: int) -> bool:
-        i = bisect.bisect_right(self._starts, offset) - 1
+        """In a branch no pass compiles."""
+        i = bisect.bisect_right([s for s, _ in self.never], offset) - 1
         return i >= 0 and offset < self.never[i][1]
 
-    def irrelevant_at(self, offset: int) -> bool:
-        """Inside a condition part that no pass's result depends on."""
-        return bool(self.irrelevant) and all(
-            any(s <= offset < e for s, e in spans) for spans in self.irrelevant)
-
     def skipped(self, offset: int) -> bool:
-        return self.never_compiled(offset) or self.irrelevant_at(offset)
+        """In a branch no pass compiles, or a condition part no pass's result depends on."""
+        i = bisect.bisect_right(self._starts, offset) - 1
+        return i >= 0 and offset < self._skip[i][1]
+
+    def amd_only(self, offset: int) -> bool:
+        """In a branch a CUDA build of the same code never compiles: written for AMD."""
+        if self._amd is None:
+            self._amd = self.cuda_build() if self.cuda_build is not None else []
+            self._amd_starts = [s for s, _ in self._amd]
+        i = bisect.bisect_right(self._amd_starts, offset) - 1
+        return i >= 0 and offset < self._amd[i][1]
 
     def provides(self, name: str) -> bool:
         """Whether the project itself defines ``name`` (a macro, typedef or function) in
@@ -101,12 +119,14 @@ def analyze(src: bytes, path: str, build: Build) -> Branches:
 
     A file without conditionals has no such branch; its headers still tell what the
     project provides, worked out only if ``provides`` is asked (most files never are)."""
-    if not any(c in src for c in _CONDITIONALS):
+    if b"#" not in src:
         return NOTHING
-    own = dv.scan(src)
-    if not any(d.kind.startswith(("if", "el")) for d in own):
-        if not any(d.include for d in own):
+    if _CONDITIONAL.search(src) is None:  # no branch: only what the headers provide
+        if _PROJECT_INCLUDE.search(src) is None:
             return NOTHING
+        return Branches(pending=lambda: _analyze(src, path, build, dv.scan(src)))
+    own = dv.scan(src)
+    if not any(d.kind.startswith(("if", "el")) for d in own):  # in comments or strings only
         return Branches(pending=lambda: _analyze(src, path, build, own))
     return _analyze(src, path, build, own)
 
@@ -119,6 +139,8 @@ def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Br
         results.append(_Pass(host.copy(), base).run(own, path))
     # else: nothing the passes differ in was read, so the host pass decides as they do
     found = _combine(results)
+    found.cuda_build = lambda: _merge(
+        [(s, e) for s, e, now in _Pass(cuda_build(build).copy(), base).run(own, path).branches if now == 0])
     found.from_headers = frozenset(
         key[len(_PROVIDES):] for r in results for key, st in r.macros.pseudo.items()
         if key.startswith(_PROVIDES) and st is not UNSEEN)
@@ -235,6 +257,8 @@ class _Pass:
             if record:
                 self.irrelevant.append((d.arg_start, d.end))
             return 0
+        if record and self.macros.meant is not None:  # a ported project's own CUDA tests
+            self.irrelevant.extend((d.arg_start + s, d.arg_start + e) for s, e in self.macros.meant_spans(d.arg))
         if d.kind in ("ifdef", "ifndef", "elifdef", "elifndef"):
             m = d.macro
             if m is None:
@@ -344,18 +368,41 @@ def _header(path: str) -> tuple[tuple, tuple[int, int]] | None:
 
 def _combine(results: list[_Pass]) -> Branches:
     """Never compiled = skipped by every pass (the branch lists line up: same directives)."""
-    never: list[tuple[int, int]] = []
-    for i, (start, end, _) in enumerate(results[0].branches):
-        if all(r.branches[i][2] == 0 for r in results):
-            never.append((start, end))
-    never.sort()
+    never = _merge([(start, end) for i, (start, end, _) in enumerate(results[0].branches)
+                    if all(r.branches[i][2] == 0 for r in results)])
+    irrelevant = [r.irrelevant for r in results]
+    everywhere = _merge(irrelevant[0])
+    for spans in irrelevant[1:]:
+        everywhere = _intersect(everywhere, _merge(spans))
+    skip = _merge(never + everywhere)
+    return Branches(never, irrelevant, _skip=skip, _starts=[s for s, _ in skip])
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, overlapping ones joined."""
     merged: list[tuple[int, int]] = []
-    for s, e in never:
+    for s, e in sorted(spans):
         if merged and s <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+            if e > merged[-1][1]:
+                merged[-1] = (merged[-1][0], e)
         else:
             merged.append((s, e))
-    return Branches(merged, [r.irrelevant for r in results], _starts=[s for s, _ in merged])
+    return merged
+
+
+def _intersect(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The offsets in both of two merged span lists, merged."""
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if s < e:
+            out.append((s, e))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
 
 
 def _and(a: int | None, b: int | None) -> int | None:

@@ -66,12 +66,16 @@ class Macros:
     """One pass's macro table, copied for each pass from a shared start."""
 
     def __init__(self, table: dict[str, State], undefined_pattern: re.Pattern | None = None,
-                 cuda: frozenset[str] = frozenset()) -> None:
+                 cuda: frozenset[str] = frozenset(), meant: re.Pattern | None = None) -> None:
         self.table = dict(table)
         self.undefined_pattern = undefined_pattern
         #: CUDA's own macros: undefined in a HIP build, but a test of one is a test the
         #: port rewrites (HP106, HP309), so a branch only they decide stays "maybe".
         self.cuda = cuda
+        #: In an already ported project (``passes``), CUDA's macros spelled as whole words:
+        #: a test of one whose state the pass knows is what the project means for its HIP
+        #: build (its ``#else`` is the HIP path), not a test to rewrite.
+        self.meant = meant
         self.cuda_reads = 0  # CUDA macros read as undefined, so a caller can tell
         self.soft = False  # while True, CUDA macros still undefined read as MAYBE
         self.recorders: list[Recorder] = []
@@ -82,7 +86,7 @@ class Macros:
         self.read_pass_dependent = False
 
     def copy(self) -> "Macros":
-        m = Macros(self.table, self.undefined_pattern, self.cuda)
+        m = Macros(self.table, self.undefined_pattern, self.cuda, self.meant)
         m.pass_dependent = self.pass_dependent
         return m
 
@@ -115,6 +119,16 @@ class Macros:
         finally:
             self.soft = False
         return again if again.value is None else result
+
+    def meant_spans(self, text: str) -> list[tuple[int, int]]:
+        """The spans of ``text`` (a condition) naming a CUDA macro a ported project means:
+        one this pass knows as undefined or defined (by the project's own headers), not
+        one a header defines only maybe. Empty when the project is not ported."""
+        if self.meant is None:
+            return []
+        get = self.table.get
+        return [m.span() for m in self.meant.finditer(text)
+                if (st := get(m.group(0))) is not None and st is not MAYBE and st is not UNSEEN]
 
     def decide_defined(self, name: str) -> expr.Value:
         """``defined(name)`` for #ifdef, with ``decide``'s rule for CUDA macros."""

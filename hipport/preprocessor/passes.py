@@ -8,6 +8,11 @@ each device pass adds ``__HIP_DEVICE_COMPILE__`` and its GPU's arch macros (``__
 all of them, though a branch only they close stays "maybe" (``Macros.decide``) unless the
 project names its own HIP guard: a port rewrites such tests, a ported project means them.
 The facts are ``mappings/gpus.toml``.
+
+``cuda_build`` is the other side: the one pass of a CUDA build (HIP's macros and guards
+undefined, CUDA's unknown). A branch it never compiles was written for AMD (``#if
+defined(AMD_MFMA_AVAILABLE)`` where the project defines that only for its HIP build), so
+32-lane arithmetic there is the author's choice for the GPU at hand, not a warp-size hazard.
 """
 
 from __future__ import annotations
@@ -65,7 +70,8 @@ def passes(build: Build) -> tuple[Macros, ...]:
     # meant, and decided as its HIP build decides them. Otherwise they are tests to rewrite.
     ported = bool(set(build.hip_guards) - set(DEFAULT_HIP_GUARDS))
     cuda = frozenset() if ported else frozenset(data["cuda"])
-    out = [Macros(host, pattern, cuda)]
+    meant = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, data["cuda"]))) if ported else None
+    out = [Macros(host, pattern, cuda, meant)]
     waves_until = parse_version(data["wave_size_macros_until"])
     for gpu in gpus.gpus(build.archs):
         table = dict(base)
@@ -74,10 +80,22 @@ def passes(build: Build) -> tuple[Macros, ...]:
         for name in data["wave_size_macros"]:
             table[name] = Macro(str(gpu.wave)) if build.rocm < waves_until else UNDEFINED
         table.update({k: Macro(v) for k, v in user.items()})
-        out.append(Macros(table, pattern, cuda))
+        out.append(Macros(table, pattern, cuda, meant))
     host_pass = out[0]
     differs = frozenset(n for m in out[1:] for n in set(m.table) | set(host_pass.table)
                         if m.state(n) != host_pass.state(n))
     for m in out:
         m.pass_dependent = differs
     return tuple(out)
+
+
+@lru_cache(maxsize=16)
+def cuda_build(build: Build) -> Macros:
+    """The macros of a CUDA build of the same code: every HIP compiler, platform, arch and
+    wave-size macro and the HIP guards undefined; CUDA's own macros and the ``-D`` defines
+    (they describe the HIP build) unknown. Callers copy before changing."""
+    data = gpus.table()["build"]
+    hip = (*data["defined"], *data["device"], *data["wave_size_macros"], *build.hip_guards,
+           "HIP_VERSION", "HIP_VERSION_MAJOR", "HIP_VERSION_MINOR", "HIP_VERSION_PATCH")
+    also = set(data["also_cuda"])
+    return Macros({name: UNDEFINED for name in hip if name not in also}, re.compile(data["arch_pattern"]))
