@@ -377,7 +377,8 @@ def attach_spans(rows_by: dict[str, dict[str, dict[str, object]]],
                 row.update(ov.cells)
                 row["spans"] = [_span(row, None, None, ov.reason)]
                 continue
-            if old is None or old_hip is None or old_hip == row["hip"]:
+            renamed = ov is not None and "hip" in ov.cells  # a header names the newer spelling
+            if (old is None or old_hip is None or old_hip == row["hip"]) and not renamed:
                 if ov is not None:
                     raise TableError(f"timeline.toml: {name}: both editions agree, nothing to switch")
                 continue
@@ -387,7 +388,11 @@ def attach_spans(rows_by: dict[str, dict[str, dict[str, object]]],
             if switch is None:
                 raise TableError(f"{name}: the editions disagree ({old_hip} / {row['hip']}) and no "
                                  f"switch release is known: add an override to mappings/timeline.toml")
-            older = dict(old)
+            older = dict(old if old is not None and old_hip is not None else row)
+            if renamed:
+                if ov.cells["hip"] in (older["hip"], row["hip"]):
+                    raise TableError(f"timeline.toml: {name}: the override's hip name changes nothing")
+                row.update(ov.cells)
             if older.get("hip_experimental") == synced and row.get("hip_experimental") is None:
                 older["hip_experimental"] = None
             note = ov.reason if ov is not None else ""
