@@ -36,7 +36,7 @@ MAX_QUOTED_LINE = 4096
 _NAME_RE = re.compile(rb"[A-Za-z_]\w*")
 #: Rules that report what a CUDA name is under HIP (unmapped, newer, removed, deprecated,
 #: experimental, a CUDA macro): moot where the project provides the name for HIP itself.
-_NAME_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105", "HP106", "HP318"})
+NAME_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105", "HP106", "HP318"})
 S = TypeVar("S")
 
 
@@ -200,7 +200,7 @@ class Context:
         line, col = self.position(start)
         if self.is_suppressed(rule.code, line):
             return False
-        if rule.code in _NAME_STATUS and self._provided(start, end):
+        if rule.code in NAME_STATUS and self._provided(start, end):
             return False  # the project defines this CUDA name itself for its HIP build
         end_line, end_col = self.position(end)
         fix = [] if hidden else list(fix)  # --all-branches shows such code; it never edits it

@@ -215,3 +215,60 @@ def test_roc_arity_counts_declared_parameters() -> None:
               "    const float* y, float* x_val, const rocsparse_int* x_ind, rocsparse_index_base b);\n"
               "rocsparse_status rocsparse_get_version(void);\n")
     assert tool.arities(header) == {"rocsparse_create_handle": 1, "rocsparse_sgthr": 6, "rocsparse_get_version": 0}
+
+
+#: ROCm 6.x (and hiprtc's, on both headers) const-signature differences: CUDA source →
+#: (6.3 output, 7.2.1 output), the casts only where the file does not declare the argument
+#: with a type the HIP parameter takes; no finding either way.
+CONST_SIGNATURES = {
+    "void f(const char* const* h, const char* const* n) { nvrtcCreateProgram(&p, s, \"k\", 1, h, n); }": (
+        "void f(const char* const* h, const char* const* n) { hiprtcCreateProgram(&p, s, \"k\", 1, "
+        "const_cast<const char**>(h), const_cast<const char**>(n)); }",) * 2,
+    "const char* opts[] = {\"-O3\"}; nvrtcCompileProgram(p, 1, opts);": (
+        "const char* opts[] = {\"-O3\"}; hiprtcCompileProgram(p, 1, opts);",) * 2,
+    "std::vector<const char*> v; nvrtcCompileProgram(p, 1, v.data()); nvrtcCompileProgram(p, 0, nullptr);": (
+        "std::vector<const char*> v; hiprtcCompileProgram(p, 1, v.data()); hiprtcCompileProgram(p, 0, nullptr);",) * 2,
+    "void g(char** o) { nvrtcCompileProgram(p, 1, o); }": (
+        "void g(char** o) { hiprtcCompileProgram(p, 1, const_cast<const char**>(o)); }",) * 2,
+    "void up(CUdeviceptr d, const float* h) { cuMemcpyHtoD(d, h, 4); cuMemcpyHtoDAsync(d, h, 4, s); }": (
+        "void up(hipDeviceptr_t d, const float* h) { hipMemcpyHtoD(d, const_cast<void*>(static_cast<const void*>(h)), 4); "
+        "hipMemcpyHtoDAsync(d, const_cast<void*>(static_cast<const void*>(h)), 4, s); }",
+        "void up(hipDeviceptr_t d, const float* h) { hipMemcpyHtoD(d, h, 4); hipMemcpyHtoDAsync(d, h, 4, s); }"),
+    "void up(CUdeviceptr d, float* h, std::vector<int> v) { cuMemcpyHtoD(d, h, 4); cuMemcpyHtoD(d, v.data(), 4); }": (
+        "void up(hipDeviceptr_t d, float* h, std::vector<int> v) { hipMemcpyHtoD(d, h, 4); hipMemcpyHtoD(d, v.data(), 4); }",) * 2,
+    "unsigned int v; cuCtxGetApiVersion(c, &v);": (
+        "unsigned int v; hipCtxGetApiVersion(c, reinterpret_cast<int*>(&v));",
+        "unsigned int v; hipCtxGetApiVersion(c, &v);"),
+    "cuLinkCreate(0, nullptr, nullptr, &st);": (
+        "hiprtcLinkCreate(0, nullptr, nullptr, &st);", "hipLinkCreate(0, nullptr, nullptr, &st);"),
+}
+
+
+@pytest.mark.parametrize("src", sorted(CONST_SIGNATURES))
+def test_const_signatures_are_cast_where_the_file_does_not_say_the_type_fits(src: str) -> None:
+    for options, want in zip((V63, V721), CONST_SIGNATURES[src]):
+        out, found = conv(src, options)
+        assert out == want
+        assert [c for c, _ in found if c.startswith("HP11") and c != "HP112"] == []  # HP112: link hiprtc
+
+
+def test_cuda_enable_default_is_written_zero_where_hip_has_no_name_for_it() -> None:
+    src = "cudaGetDriverEntryPoint(\"cuMemAlloc\", &fn, cudaEnableDefault, &q);"
+    out, found = conv(src, V63)
+    assert out == "hipGetProcAddress(\"cuMemAlloc\", &fn, 603, 0, &q);"
+    assert found == []  # no HP102 for the name that is gone
+    out, found = conv(src, V721)
+    assert out == "hipGetDriverEntryPoint(\"cuMemAlloc\", &fn, hipEnableDefault, &q);"
+    out, found = conv(src.replace("cudaEnableDefault", "cudaEnableLegacyStream"), V63)
+    assert out == "hipGetProcAddress(\"cuMemAlloc\", &fn, 603, cudaEnableLegacyStream, &q);"
+    assert ("HP102", 1) in found
+
+
+def test_a_6x_link_call_with_jit_options_is_a_finding() -> None:
+    src = "cuLinkCreate(1, opts, vals, &st);"
+    out, found = conv(src, V63)
+    assert out == "hiprtcLinkCreate(1, opts, vals, &st);"
+    assert ("HP116", 1) in found
+    out, found = conv(src, V721)
+    assert out == "hipLinkCreate(1, opts, vals, &st);"
+    assert [c for c, _ in found if c.startswith("HP11")] == []

@@ -22,10 +22,10 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-from hipport.context import Context
+from hipport.context import NAME_STATUS, Context
 from hipport.datafiles import mappings
 from hipport.edits import Edit
-from hipport.parse import Node, call_name
+from hipport.parse import Node, call_name, find_all
 from hipport.rewrite import REGISTRY
 from hipport.names import NAME_NODES, in_tables, resolution_for, target_for
 from hipport.rules.conversion import ARGUMENT_REWRITE, ROC_ARGUMENTS
@@ -37,7 +37,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 TRANSFORMS = frozenset({
     "reinterpret_cast", "HIP_SYMBOL", "add_const_argument", "add_var_argument", "remove_argument",
-    "move_argument", "replace_argument_with_const", "reinterpret_cast_size_t"})
+    "move_argument", "replace_argument_with_const", "reinterpret_cast_size_t", "cast", "require_null"})
 DECISIONS = frozenset({"apply", "report", "elsewhere"})
 _NULL_RE = re.compile(r"^(?:\(\s*\w+\s*\)\s*)?(?:0|0L|NULL|nullptr)$")
 _ALREADY_CAST = ("reinterpret_cast<constvoid*>", "(constvoid*)", "(void*)", "reinterpret_cast<void*>")
@@ -58,6 +58,15 @@ class ArgRewrite:
     only_if: str | None
     decision: str
     reason: str
+    rocm_from: tuple[int, ...] | None = None
+    rocm_until: tuple[int, ...] | None = None
+    when_argument: re.Pattern[str] | None = None
+    fine: re.Pattern[str] | None = None
+
+    def in_release(self, rocm: tuple[int, ...]) -> bool:
+        """Whether the target release is in ``[rocm_from, rocm_until)``."""
+        return (self.rocm_from is None or rocm >= self.rocm_from) and (
+            self.rocm_until is None or rocm < self.rocm_until)
 
 
 @lru_cache(maxsize=1)
@@ -77,8 +86,18 @@ def rewrites() -> dict[str, tuple[ArgRewrite, ...]]:
             out.setdefault(name, []).append(ArgRewrite(
                 name, item["applies"], int(item["arg"]), item["transform"], item.get("value"),
                 item.get("moved_to"), item.get("when_target"), item.get("when_arguments"),
-                item.get("only_if"), item["decision"], item["reason"]))
+                item.get("only_if"), item["decision"], item["reason"],
+                _release(item.get("rocm_from")), _release(item.get("rocm_until")),
+                _regex(item.get("when_argument")), _regex(item.get("fine"))))
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _release(text: str | None) -> tuple[int, ...] | None:
+    return tuple(int(p) for p in text.split(".")) if text else None
+
+
+def _regex(text: str | None) -> re.Pattern[str] | None:
+    return re.compile(text) if text else None
 
 
 def has_rewrites(name: str) -> bool:
@@ -100,9 +119,12 @@ def rewrite_arguments(node: Node, ctx: Context) -> None:
         return  # not renamed: the HP1xx rules report the name
     to_roc = res.entry.roc is not None and res.target == res.entry.roc and res.entry.roc != res.entry.hip
     argv = [c for c in args.named_children if c.type != "comment"]
+    rocm = tuple(ctx.options.rocm)
     todo = [r for r in rows if (r.applies == "always" or to_roc) and r.decision != "elsewhere"
             and (r.when_target is None or r.when_target == res.target)
-            and (r.when_arguments is None or r.when_arguments == len(argv))]
+            and (r.when_arguments is None or r.when_arguments == len(argv))
+            and r.in_release(rocm)
+            and (r.when_argument is None or (r.arg < len(argv) and r.when_argument.fullmatch(ctx.text(argv[r.arg]))))]
     edits: list[Edit] = []
     superseded: list[tuple[int, int, Edit]] = []
     problems: list[ArgRewrite] = []
@@ -227,6 +249,18 @@ def _plan(ctx: Context, args: Node, argv: list[Node], r: ArgRewrite, edits: list
             edits.append(Edit(argv[-1].end_byte, argv[-1].end_byte, (", " + value).encode()))
         else:
             edits.append(Edit(args.children[0].end_byte, args.children[0].end_byte, value.encode()))
+    elif t == "cast":
+        assert a is not None and r.value is not None
+        text = ctx.text(a)
+        if _NULL_RE.match(text.replace(" ", "")) or (r.fine is not None and _fits(ctx, a, r.fine)):
+            return None  # converts implicitly: nothing to write
+        before, after = r.value.split("{}")
+        edits.append(Edit(a.start_byte, a.start_byte, before.encode()))
+        edits.append(Edit(a.end_byte, a.end_byte, after.encode()))
+    elif t == "require_null":
+        assert a is not None
+        if not _NULL_RE.match(ctx.text(a).replace(" ", "")):
+            return f"`{ctx.text(a)}` is not null"
     elif t == "remove_argument":
         assert a is not None
         if r.only_if == "null" and not _NULL_RE.match(ctx.text(a).replace(" ", "")):
@@ -266,6 +300,11 @@ def drop_superseded(ctx: Context) -> None:
     ctx.edits[:] = [e for e in ctx.edits if id(e) in mine or e.start == e.end
                     or not any(s <= e.start and e.end <= t for s, t, _ in ranges)]
     ctx.rewrites -= before - len(ctx.edits)
+    # A name the target lacks, in text that is gone (``cudaEnableDefault`` written 0), is
+    # no longer left as written: its finding goes with it.
+    spans = [(ctx.position(s), ctx.position(t)) for s, t, _ in ranges]
+    ctx.findings[:] = [f for f in ctx.findings if f.code not in NAME_STATUS
+                       or not any(a <= (f.line, f.col) and (f.end_line, f.end_col) <= b for a, b in spans)]
 
 
 def _value(ctx: Context, r: ArgRewrite) -> str:
@@ -307,3 +346,78 @@ def _report(ctx: Context, call: Node, rows: list[ArgRewrite], whys: list[str], t
     ctx.report(ARGUMENT_REWRITE, call,
                f"`{rows[0].cuda}` → `{target}` takes other arguments: " + "; ".join(parts)
                + "; the arguments are left as written", rows[0].reason)
+
+
+_SPACES_RE = re.compile(r"\s*([*&<>,:])\s*")
+_VECTOR_RE = re.compile(r"^(?:std::)?vector<(.+)>$")
+
+
+def _fits(ctx: Context, arg: Node, fine: re.Pattern[str]) -> bool:
+    """Whether the argument's type, as the file declares it, is one the HIP parameter
+    takes as it is (``fine``): then no cast is written. An argument whose type the file
+    does not say (an expression, a name declared elsewhere or twice) gets the cast."""
+    ty = _expression_type(ctx, arg)
+    return ty is not None and fine.fullmatch(ty) is not None
+
+
+def _expression_type(ctx: Context, node: Node) -> str | None:
+    """``T*``-style spelling of a name, ``&name`` or ``vec.data()``, from the file's declarations."""
+    t = node.type
+    if t == "parenthesized_expression" and node.named_child_count == 1:
+        return _expression_type(ctx, node.named_children[0])
+    if t == "identifier":
+        return _declared_types(ctx).get(ctx.text(node))
+    if t == "pointer_expression" and ctx.text(node).startswith("&"):
+        inner = node.child_by_field_name("argument")
+        ty = _expression_type(ctx, inner) if inner is not None else None
+        return ty + "*" if ty is not None else None
+    if t == "call_expression":
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        if fn is not None and fn.type == "field_expression" and args is not None and not args.named_children:
+            field = fn.child_by_field_name("field")
+            base = fn.child_by_field_name("argument")
+            if field is not None and ctx.text(field) == "data" and base is not None:
+                ty = _expression_type(ctx, base)
+                m = _VECTOR_RE.match(ty or "")
+                return m.group(1) + "*" if m else None
+    return None
+
+
+def _declared_types(ctx: Context) -> dict[str, str | None]:
+    """Per file: name → its declared type (arrays decayed), None when declared with two
+    types. Built on the first call that asks: only calls with a ``cast`` row do."""
+    found = ctx.scratch.get("declared_types")
+    if found is None:
+        found = ctx.scratch["declared_types"] = {}
+        for decl in find_all(ctx.tree.root_node, ("declaration", "parameter_declaration", "field_declaration")):
+            ty = decl.child_by_field_name("type")
+            if ty is None:
+                continue
+            quals = [ctx.text(c) for c in decl.children if c.type == "type_qualifier"]
+            base = _SPACES_RE.sub(r"\1", " ".join(sorted(set(quals)) + [ctx.text(ty)]))
+            for d in decl.children_by_field_name("declarator"):
+                name, spelled = _declarator(ctx, d, base)
+                if name is not None:
+                    found[name] = spelled if found.get(name, spelled) == spelled else None
+    return found
+
+
+def _declarator(ctx: Context, d: Node, ty: str) -> tuple[str | None, str]:
+    """The declared name and its type, reading pointer and array declarators outside in."""
+    while True:
+        t = d.type
+        if t == "init_declarator":
+            d = d.child_by_field_name("declarator")
+        elif t == "pointer_declarator":
+            ty += "*" + ("const" if any(c.type == "type_qualifier" for c in d.children) else "")
+            d = d.child_by_field_name("declarator")
+        elif t == "array_declarator":
+            ty += "*"
+            d = d.child_by_field_name("declarator")
+        elif t in ("identifier", "field_identifier"):
+            return ctx.text(d), ty
+        else:
+            return None, ty
+        if d is None:
+            return None, ty

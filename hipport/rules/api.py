@@ -408,40 +408,6 @@ class RtcLinkAndTypes:
 
 
 @REGISTRY.rule
-class ConstPointerSignature:
-    """ROCm 6.x signatures take non-const pointers where CUDA's take const
-
-    ## Why
-    Before ROCm 7.0, `hiprtcCreateProgram`/`hiprtcCompileProgram` take `const char**`
-    (CUDA: `const char* const*`), `hipMemcpyHtoD(Async)` takes `void*` source (CUDA:
-    `const void*`), and `hipCtxGetApiVersion` takes `int*` (CUDA: `unsigned int*`). CUDA
-    code passing the const-qualified types fails to compile for 6.3. (rocm-versions.md
-    SIG-01 to SIG-04)
-
-    ## Example
-
-    ```cuda
-    const float* h = host.data();
-    cuMemcpyHtoD(d, h, bytes);
-    ```
-
-    ```cuda
-    hipMemcpyHtoD(d, const_cast<float*>(h), bytes);   // ROCm 6.x only
-    ```
-
-    ## Fix
-
-    Add the cast for a 6.x target (or target ROCm 7.x, whose signatures match CUDA).
-    """
-
-    code = "HP113"
-    slug = "signature-const-6x"
-    severity = Severity.MEDIUM
-    effort = Effort.SMALL
-    rocm_max = (7, 0, 0)
-
-
-@REGISTRY.rule
 class MemsetParamsLayout:
     """Positional initialisation of cudaMemsetParams
 
@@ -502,15 +468,6 @@ class LaunchErrorCodes:
     rocm_max = (7, 0, 0)
 
 
-_CONST_SIGNATURE_CALLS = {
-    "nvrtcCreateProgram": "hiprtcCreateProgram takes const char** headers/includeNames on 6.x",
-    "nvrtcCompileProgram": "hiprtcCompileProgram takes const char** options on 6.x",
-    "cuMemcpyHtoD": "hipMemcpyHtoD takes a non-const void* source on 6.x",
-    "cuMemcpyHtoD_v2": "hipMemcpyHtoD takes a non-const void* source on 6.x",
-    "cuMemcpyHtoDAsync": "hipMemcpyHtoDAsync takes a non-const void* source on 6.x",
-    "cuMemcpyHtoDAsync_v2": "hipMemcpyHtoDAsync takes a non-const void* source on 6.x",
-    "cuCtxGetApiVersion": "hipCtxGetApiVersion takes int* on 6.x, CUDA passes unsigned int*",
-}
 _LAUNCH_ERRORS = {
     "cudaErrorInvalidConfiguration", "cudaErrorCooperativeLaunchTooLarge",
     "CUDA_ERROR_INVALID_CONFIGURATION", "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
@@ -518,11 +475,11 @@ _LAUNCH_ERRORS = {
 
 
 _BEHAVIOUR_CALLS = frozenset({"cudaGetLastError", "cudaPeekAtLastError", "cudaFree", "cuMemFree",
-                              "nvrtcCreateProgram", *_CONST_SIGNATURE_CALLS})
+                              "nvrtcCreateProgram"})
 
 
 @REGISTRY.visits("call_expression", names=any_word_of(_BEHAVIOUR_CALLS), codes=(
-    GetLastErrorSemantics, FreeOfStreamOrderedMemory, RtcLinkAndTypes, ConstPointerSignature))
+    GetLastErrorSemantics, FreeOfStreamOrderedMemory, RtcLinkAndTypes))
 def behaviour_calls(node: Node, ctx: Context) -> None:
     name = call_name(ctx.src, node)
     if name is None:
@@ -542,9 +499,6 @@ def behaviour_calls(node: Node, ctx: Context) -> None:
                    "nvrtcCreateProgram → hiprtcCreateProgram: link hiprtc explicitly (-lhiprtc) "
                    "on ROCm 7.x; runtime-compiled code gets no int64_t/uint32_t typedefs",
                    "Add hiprtc to the link line; define fixed-width types in kernel strings.")
-    if name in _CONST_SIGNATURE_CALLS:
-        ctx.report(ConstPointerSignature, node, f"{name}: {_CONST_SIGNATURE_CALLS[name]}",
-                   "Add a const_cast for the 6.x target, or target ROCm 7.x.")
 
 
 @dataclass
