@@ -239,6 +239,9 @@ CONST_SIGNATURES = {
     "unsigned int v; cuCtxGetApiVersion(c, &v);": (
         "unsigned int v; hipCtxGetApiVersion(c, reinterpret_cast<int*>(&v));",
         "unsigned int v; hipCtxGetApiVersion(c, &v);"),
+    "void m(const CUDA_ARRAY3D_DESCRIPTOR* d) { CUDA_ARRAY3D_DESCRIPTOR own; cuMipmappedArrayCreate(&a, d, 1); cuMipmappedArrayCreate(&a, &own, 1); }": (
+        "void m(const HIP_ARRAY3D_DESCRIPTOR* d) { HIP_ARRAY3D_DESCRIPTOR own; hipMipmappedArrayCreate(&a, "
+        "const_cast<HIP_ARRAY3D_DESCRIPTOR*>(d), 1); hipMipmappedArrayCreate(&a, &own, 1); }",) * 2,
     "cuLinkCreate(0, nullptr, nullptr, &st);": (
         "hiprtcLinkCreate(0, nullptr, nullptr, &st);", "hipLinkCreate(0, nullptr, nullptr, &st);"),
 }
