@@ -13,7 +13,7 @@ from conftest import FIXTURES, run
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hipport.rules.device import _CONST_CHARS, _const_ast
+from hipport.rules.device.constants import CONST_CHARS as _CONST_CHARS, const_ast as _const_ast
 
 
 def test_ptx_message_names_instructions_and_registers() -> None:
