@@ -104,9 +104,19 @@ CASES = [
         "find_package(hip)\ntarget_link_libraries(app PRIVATE CUDA::nvml CUDA::cupti)\n",
         ["HP605", "HP605"], id="targets-without-counterpart"),
     pytest.param(
-        "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)\n",
-        "target_compile_options(k PRIVATE)\n",
-        [], id="genex-all-dropped"),
+        "add_library(k x.cpp)\n\ntarget_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)\n\nset(A 1)\n",
+        "add_library(k x.cpp)\n\nset(A 1)\n",
+        [], id="genex-all-dropped-command-goes"),
+    pytest.param(
+        "target_compile_options(k PRIVATE -O2 $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)\n",
+        "target_compile_options(k PRIVATE -O2)\n",
+        [], id="genex-dropped-others-kept"),
+    pytest.param(
+        "target_compile_features(k PRIVATE cxx_std_17 cuda_std_17)\n"
+        "target_compile_definitions(k PRIVATE $<$<COMPILE_FEATURES:cuda_std_20>:HAS20>)\n",
+        "target_compile_features(k PRIVATE cxx_std_17 hip_std_17)\n"
+        "target_compile_definitions(k PRIVATE $<$<COMPILE_FEATURES:hip_std_20>:HAS20>)\n",
+        [], id="compile-features"),
     pytest.param(
         "target_compile_options(k PRIVATE\n  $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda>\n  -Wall)\n",
         "target_compile_options(k PRIVATE\n  -Wall)\n",
@@ -125,7 +135,7 @@ CASES = [
         ["HP601", "HP601"], id="gencode-in-flags-string"),
     pytest.param(
         "target_compile_options(k PRIVATE -maxrregcount=64 -G --use_fast_math)\n",
-        "target_compile_options(k PRIVATE -G -ffast-math)\n",
+        "target_compile_options(k PRIVATE -g;-O0 -ffast-math)\n",
         ["HP603", "HP603", "HP608"], id="flags-unmapped-and-fast-math"),
     pytest.param(
         "target_compile_options(k PRIVATE $<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:-O3>)\n",

@@ -39,7 +39,7 @@ CASES = [
         ["HP608"], id="flag-variable-by-name"),
     pytest.param(
         "OPTS = -O2 -G -maxrregcount=32\nk.o: k.cu\n\tnvcc $(OPTS) -c k.cu\n",
-        "OPTS = -O2 -G\nk.o: k.cu\n\thipcc $(OPTS) -c k.cu\n",
+        "OPTS = -O2 -g -O0\nk.o: k.cu\n\thipcc $(OPTS) -c k.cu\n",
         ["HP603", "HP603"], id="flag-variable-used-by-nvcc"),
     pytest.param(
         "CFLAGS = -O2 -G -arch x86_64\nmain.o: main.c\n\t$(CC) $(CFLAGS) -c main.c\n",

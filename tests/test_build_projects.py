@@ -21,6 +21,8 @@ EXPECTED = ROOT / "fixtures" / "buildfiles" / "expected"
 #: project → (the files whose converted form is a golden in fixtures/buildfiles/expected/<project>/,
 #: extra convert arguments, how it is built). Debian's clang 15 predates gfx942: CMake
 #: projects are configured for gfx90a, Make projects converted for it.
+_SAMPLES_FILES = ["CMakeLists.txt", "Samples/0_Introduction/vectorAdd/CMakeLists.txt",
+                  "Samples/1_Utilities/deviceQuery/CMakeLists.txt"]
 #: A key with a second word is the project converted with that flag (--rename: .hip names;
 #: its goldens are in <project>-rename/).
 PROJECTS = {
@@ -29,6 +31,9 @@ PROJECTS = {
     "fixtures/buildfiles/legacy-findcuda": (["CMakeLists.txt"], [], "cmake"),
     "examples/make-project": (["Makefile"], ["--offload-arch", "gfx90a"], "make"),
     "examples/make-project --rename": (["Makefile"], ["--offload-arch", "gfx90a", "--rename"], "make"),
+    # CUDA-samples layout: each sample sets its architectures itself, so they come from convert.
+    "examples/cuda-samples": (_SAMPLES_FILES, ["--offload-arch", "gfx90a"], "cmake"),
+    "examples/cuda-samples --rename": (_SAMPLES_FILES, ["--offload-arch", "gfx90a", "--rename"], "cmake"),
 }
 
 
@@ -121,8 +126,11 @@ def test_converted_project_configures_and_builds(converted: dict[str, Path], pro
     r = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
     assert built in r.stdout
-    executables = [p for p in build.iterdir() if p.is_file() and os.access(p, os.X_OK)]
+    executables = [p for p in build.rglob("*") if p.is_file() and os.access(p, os.X_OK)
+                   and "CMakeFiles" not in p.parts and p.suffix in ("", ".out")]
     assert executables, "no executable was linked"
+    if _source(project) == "examples/cuda-samples":  # every sample, not only the first
+        assert sorted(p.name for p in executables) == ["asyncAPI", "deviceQuery", "matrixMul", "vectorAdd"]
 
 
 @pytest.mark.parametrize("project", [p for p in PROJECTS if "--rename" in p])

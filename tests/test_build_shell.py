@@ -27,5 +27,5 @@ def test_nvcc_lines_are_ported_and_others_left() -> None:
 
 def test_nvcc_from_a_variable() -> None:
     out, codes = convert('"$NVCC" -maxrregcount=32 -c k.cu\n${NVCC} -G -c k.cu\n')
-    assert out == '"$NVCC" -c k.cu\n${NVCC} -G -c k.cu\n'
+    assert out == '"$NVCC" -c k.cu\n${NVCC} -g -O0 -c k.cu\n'
     assert codes == ["HP603", "HP603"]

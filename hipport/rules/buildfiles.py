@@ -91,7 +91,8 @@ class BuildNvccFlag:
     Flags such as `-maxrregcount`, `-Xptxas`, `-ccbin`, `--diag-suppress` or `-G` drive
     nvcc, ptxas or the host compiler nvcc wraps; clang has no such switch. Flags whose
     only effect is tuning or diagnostics are removed (the finding says what was lost);
-    flags that change the build (`-G`, `--ptx`) are left for a person.
+    `-G` becomes `-g -O0` (which also stops optimizing host code); flags that change what
+    is built (`--ptx`, `-cubin`) are left for a person.
 
     ## Why
 

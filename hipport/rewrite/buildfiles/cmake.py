@@ -26,7 +26,7 @@ import tree_sitter
 import tree_sitter_cmake
 
 from hipport.parse import walk
-from hipport.rewrite.buildfiles import BuildContext
+from hipport.rewrite.buildfiles import BuildContext, removal_span
 from hipport.rewrite.buildfiles.cmake_flags import bytes_len, flags, genex_flags, genex_names
 from hipport.rewrite.buildfiles.cmake_sources import cu_glob, cu_sources, insert_after, insert_before
 from hipport.rewrite.buildfiles.maps import arch_list, load
@@ -166,17 +166,22 @@ def _command(ctx: BuildContext, cmd: Node, args: list[Arg], st: State) -> None:
     flag_ctx = _flag_context(name, texts)
     sep_is_space = name in ("set", "string") and len(texts) > 1 and texts[_FLAG_SETTERS[name]].startswith("CMAKE_")
     arch_done = False
+    before = len(ctx.edits)
     for k, a in enumerate(args):
         if a.kind == "bracket_argument":
             continue
         if a.kind == "unquoted_argument":
             _bare_name(ctx, a, texts, k)
         _targets(ctx, a, st)
+        if name == "target_compile_features" or "COMPILE_FEATURES" in a.text:
+            _features(ctx, a)
         genex_names(ctx, a)
         if flag_ctx is not None and k >= flag_ctx:
             arch_done = flags(ctx, a, sep_is_space and a.kind == "quoted_argument", arch_done)
         else:
             genex_flags(ctx, a)
+    if flag_ctx is not None and name.endswith("_options"):
+        _drop_if_emptied(ctx, cmd, args[flag_ctx:], before)
     if ctx.options.rename:  # x.cu is x.hip now, which CMake's HIP language compiles as HIP
         for k, a in enumerate(args):
             if a.kind != "bracket_argument":
@@ -193,6 +198,30 @@ def _command(ctx: BuildContext, cmd: Node, args: list[Arg], st: State) -> None:
                    "CUDA_NVCC_FLAGS: FindCUDA's nvcc flags, which CMake's HIP language does not read",
                    "put the flags in target_compile_options(<target> PRIVATE $<$<COMPILE_LANGUAGE:HIP>:…>) "
                    "or string(APPEND CMAKE_HIP_FLAGS \" …\")")
+
+
+_SCOPES = frozenset({"PRIVATE", "PUBLIC", "INTERFACE", "BEFORE"})
+
+
+def _drop_if_emptied(ctx: BuildContext, cmd: Node, items: list[Arg], before: int) -> None:
+    """A ``target_compile_options(t PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda>)``
+    whose every option was dropped goes whole, rather than stay as ``(t PRIVATE)``."""
+    removed = [e for e in ctx.edits[before:] if not e.text]
+    items = [a for a in items if a.text not in _SCOPES]
+    if items and all(any(e.start <= a.node.start_byte and a.node.end_byte <= e.end for e in removed)
+                     for a in items):
+        start, end = removal_span(ctx.src, cmd.start_byte, cmd.end_byte, 0, len(ctx.src))
+        if ctx.src[end:end + 1] == b"\n" and ctx.src[max(0, start - 2):start] in (b"\n\n", b""):
+            end += 1  # a blank line on each side: keep one
+        ctx.edit(start, end, "")
+
+
+def _features(ctx: BuildContext, a: Arg) -> None:
+    """``cuda_std_17`` → ``hip_std_17``: a CUDA feature asks nothing of the HIP compiler."""
+    for cuda, hip in load().cmake["feature_prefixes"].items():
+        for m in re.finditer(rf"\b{re.escape(cuda)}(?=[0-9])", a.text):
+            at = a.start + bytes_len(a.text[:m.start()])
+            ctx.edit(at, at + len(cuda), hip)
 
 
 def _flag_context(name: str, texts: list[str]) -> int | None:

@@ -93,7 +93,7 @@ def _apply(row: Flag, value: str, arch: Sequence[str], sep: str,
     if row.action == "drop":
         return "", arch_done
     if row.action == "replace":
-        return row.with_, arch_done
+        return sep.join(row.with_.split()), arch_done
     if row.action == "unwrap":
         return sep.join(v for v in value.split(",") if v), arch_done
     if row.action == "arch":
