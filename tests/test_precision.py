@@ -170,16 +170,16 @@ def test_lane_arithmetic_written_for_amd_is_not_a_warp_size_hazard(tmp_path: Pat
     src = ('#include "common.cuh"\n'
            '__device__ int get_i() {\n'
            '#if defined(AMD_MFMA_AVAILABLE)\n'
-           '  return threadIdx.x % 32;\n'
+           '  int lane = threadIdx.x % 32; return lane;\n'
            '#else\n'
-           '  return threadIdx.x / 32;\n'
+           '  int warp = threadIdx.x / 32; return warp;\n'
            '#endif\n'
            '}\n'
            '__device__ int lane_amd() {\n'
            '#ifdef __HIP_PLATFORM_AMD__\n'
-           '  return threadIdx.x & 31;\n'
+           '  int lane = threadIdx.x & 31; return lane;\n'
            '#endif\n'
-           '  return threadIdx.x % 32;\n'
+           '  int lane = threadIdx.x % 32; return lane;\n'
            '}\n')
     path = str(tmp_path / "k.cu")
     guarded = Options(hip_guards=DEFAULT_HIP_GUARDS + ("MY_HIP",))
@@ -187,3 +187,22 @@ def test_lane_arithmetic_written_for_amd_is_not_a_warp_size_hazard(tmp_path: Pat
     assert codes_on(src, "HP204", options=guarded, path=path) == [13]
     # without the guard nothing says which side is AMD's; AMD's own macro still does
     assert codes_on(src, "HP204", path=path) == [4, 6, 13]
+
+
+
+def test_an_include_guarded_header_and_a_source_root_include_are_followed(tmp_path: Path) -> None:
+    # llama.cpp: ggml-cuda.cu includes "ggml-cuda/common.cuh" (its build has -I ggml/src);
+    # conv3d.cuh has an #ifndef/#define include guard. Both reach vendors/hip.h, which
+    # #defines CUBLAS_GEMM_DEFAULT_TENSOR_OP for the HIP build.
+    src_dir = tmp_path / "src" / "cuda"
+    src_dir.mkdir(parents=True)
+    (src_dir / "compat.h").write_text("#ifdef MY_HIP\n#define CUBLAS_GEMM_DEFAULT_TENSOR_OP HIPBLAS_GEMM_DEFAULT\n#endif\n")
+    (src_dir / "op.cuh").write_text('#ifndef OP_CUH\n#define OP_CUH\n#include "compat.h"\n#endif\n')
+    use = "int algo = CUBLAS_GEMM_DEFAULT_TENSOR_OP;\n"
+    guarded = Options(hip_guards=DEFAULT_HIP_GUARDS + ("MY_HIP",))
+    assert codes_on('#include "op.cuh"\n' + use, "HP101", options=guarded, path=str(src_dir / "k.cu")) == []
+    assert codes_on('#include "cuda/op.cuh"\n' + use, "HP101", options=guarded,
+                    path=str(src_dir / "k.cu")) == []
+    # a header that is not there: the name is the CUDA one, reported
+    assert codes_on('#include "cuda/none.cuh"\n' + use, "HP101", options=guarded,
+                    path=str(src_dir / "k.cu")) == [2]

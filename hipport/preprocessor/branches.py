@@ -14,10 +14,12 @@ preprocessor, often through macros a project header defines conditionally::
     #endif
 
 Each pass of the build (``passes``) runs the file's directives in order, entering the
-``#include "…"`` headers it can find next to the including file or the first file
-(once each, at most ``MAX_HEADERS`` of them, ``MAX_DEPTH`` deep, regular files only), and
-records for every branch of the file itself whether the pass takes it (1), skips it (0) or
-cannot tell (None). A branch is *never compiled* when every pass skips it; "maybe" keeps
+``#include "…"`` headers it can find next to the including file or the first file, or
+for a name with a directory (``"ggml-cuda/common.cuh"``) up to ``MAX_UP`` levels above
+the first file, as a project's ``-I`` of its source root would (once each, at most
+``MAX_HEADERS`` of them, ``MAX_DEPTH`` deep, regular files only; an ``#ifndef X`` /
+``#define X`` include guard holds the first time), and records for every branch of the
+file itself whether the pass takes it (1), skips it (0) or cannot tell (None). A branch is *never compiled* when every pass skips it; "maybe" keeps
 the findings, as before this model existed. Nothing here writes or executes anything.
 """
 
@@ -39,6 +41,8 @@ from hipport.preprocessor.passes import Build, cuda_build, passes
 MAX_DEPTH = 24
 MAX_HEADERS = 400
 MAX_HEADER_BYTES = 4 << 20
+#: Directories above the first file where ``#include "dir/name.h"`` is also looked for.
+MAX_UP = 3
 #: What may start a conditional directive or a project include (``#  ifdef`` indented too);
 #: a file with neither has nothing for the model to say, and is not even scanned.
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|el)", re.M)
@@ -204,6 +208,8 @@ class _Pass:
             k = d.kind
             if k in ("if", "ifdef", "ifndef"):
                 cond = self._condition(d, active, record)
+                if cond is None and k == "ifndef" and self._include_guard(items, i):
+                    cond = 1
                 now = _and(active, cond)
                 stack.append([active, cond, now, d.end])
                 active = now
@@ -251,6 +257,14 @@ class _Pass:
             if sure:
                 self.macros.set(_GAPS + header, Macro(",".join(map(str, sure))))
 
+    def _include_guard(self, items: list[dv.Directive] | tuple[dv.Directive, ...], i: int) -> bool:
+        """``#ifndef X`` then ``#define X``, X never seen: an include guard, which holds the
+        first time (no build passes a header's own guard with -D)."""
+        m = items[i].macro
+        after = items[i + 1] if i + 1 < len(items) else None
+        return (m is not None and after is not None and after.kind == "define"
+                and (after.macro or ("",))[0] == m[0] and self.macros.state(m[0]) is UNSEEN)
+
     def _condition(self, d: dv.Directive, active: int | None, record: bool) -> int | None:
         """The value of the directive's condition; not evaluated where the pass cannot reach."""
         if active == 0:
@@ -276,7 +290,10 @@ class _Pass:
         name = d.include
         if name is None or self.headers >= MAX_HEADERS:
             return
-        for folder in (here, self.top_dir):
+        folders: tuple[Path | None, ...] = (here, self.top_dir)
+        if "/" in name and self.top_dir is not None:  # "ggml-cuda/common.cuh": a -I of the source root
+            folders += tuple(self.top_dir.parents)[:MAX_UP]
+        for folder in folders:
             if folder is None:
                 continue
             key = os.path.normpath(os.path.join(folder, name))
