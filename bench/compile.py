@@ -56,11 +56,12 @@ def program_of(rel: str, roots: int) -> str:
 
 
 def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs: int,
-        out: Path, includes: list[Path]) -> dict:
+        out: Path, includes: list[Path], engine: str = "tree-sitter") -> dict:
     target = parse_version(rocm)
     chosen = V.select(target, compiler=compiler)
     the_plan = plan(corpus, str(out), in_place=False, diff=False)
-    options = Options(apply_fixes=True, rocm=target, exclude=EXCLUDE, jobs=jobs)
+    options = Options(apply_fixes=True, rocm=target, exclude=EXCLUDE, jobs=jobs, engine=engine,
+                      offload_arch=(arch,))
     units: list[V.Unit] = []
     start = time.monotonic()
     for _ in V.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
@@ -95,6 +96,7 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
     runs = len(result.runs)
     return {
         "target": rocm,
+        "engine": engine,
         "compiler": chosen.describe(target, arch),
         "units": runs,
         "units_pass": runs - len(failed),
@@ -120,7 +122,7 @@ def _children_cpu() -> float:
 
 def show(r: dict) -> str:
     pct = lambda a, b: f"{100 * a / b:.0f} %" if b else "-"  # noqa: E731
-    lines = [f"== ROCm {r['target']}: {r['compiler']}",
+    lines = [f"== ROCm {r['target']} ({r['engine']} engine): {r['compiler']}",
              f"units    {r['units_pass']}/{r['units']} compile ({pct(r['units_pass'], r['units'])})",
              f"programs {r['programs_pass']}/{r['programs']} compile "
              f"({pct(r['programs_pass'], r['programs'])})",
@@ -145,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rocm", action="append", help="target (repeatable; default 7.2.1 and 6.3)")
     ap.add_argument("--compiler", help="as hipport verify --compiler")
     ap.add_argument("--offload-arch", default=V.DEFAULT_ARCH)
+    ap.add_argument("--engine", choices=("tree-sitter", "clang"), default="tree-sitter",
+                    help="convert's analysis engine (clang: libclang, as the compile tier uses "
+                    "where installed)")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("-I", "--include-dir", action="append", type=Path, default=[],
                     help="extra include directory for the compiler (repeatable)")
@@ -159,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 results.append(run(corpus, rocm, compiler=args.compiler, arch=args.offload_arch,
                                    jobs=args.jobs, out=base / f"rocm-{rocm}",
-                                   includes=[p.resolve() for p in args.include_dir]))
+                                   includes=[p.resolve() for p in args.include_dir],
+                                   engine=args.engine))
             except V.NoCompiler as e:
                 print(f"compile bench: {e}", file=sys.stderr)
                 return 2

@@ -112,6 +112,11 @@ def fp8_formats(archs: tuple[str, ...]) -> frozenset[str]:
     return frozenset(g.fp8 for g in gpus(archs) if g.fp8 != "none")
 
 
+def without_images(archs: tuple[str, ...]) -> tuple[str, ...]:
+    """The targets HIP declares no texture or surface functions for (``image = false``)."""
+    return tuple(g.arch for g in gpus(archs) if not table()["gpus"][g.arch].get("image", True))
+
+
 def describe(archs: tuple[str, ...]) -> str:
     """``gfx942 (wave64, 64 KiB LDS, fp8 FNUZ)`` for messages and report headers."""
     parts = []

@@ -93,3 +93,57 @@ def test_a_collapsed_overload_sharing_its_line_is_only_reported():
     src = "int e(cudaError_t x) { return 0; }\nint e(CUresult x) { return 1; } int z;\n"
     assert converted(src).endswith("int e(hipError_t x) { return 1; } int z;\n")
     assert [code for _, code, _ in findings(src)] == ["HP120"]
+
+
+INTRINSICS = ("__global__ void k(unsigned* a, float* f, double* d, long long* l) {\n"
+              "  a[0] = umin(a[0], 100u) + umax(a[1], 3u) + ullmin(1ull, 2ull);\n"
+              "  l[0] = llmin(l[0], 2ll) + llmax(l[1], 2ll);\n"
+              "  f[0] = __fadd_rd(f[0], 1.0f) + __fmul_ru(f[0], 2.0f) + __fmaf_rz(f[0], 1.f, 2.f);\n"
+              "  d[0] = __dadd_rz(d[0], 1.0) + __dsub_rd(d[0], 1.0) + __fma_ru(d[0], 1.0, 2.0);\n"
+              "}\n")
+
+
+def test_integer_min_max_and_directed_rounding_get_their_hip_spellings():
+    out = converted(INTRINSICS)
+    assert ("a[0] = ::min<unsigned int>(a[0], 100u) + ::max<unsigned int>(a[1], 3u) + "
+            "::min<unsigned long long>(1ull, 2ull);") in out
+    assert "l[0] = ::min<long long>(l[0], 2ll) + ::max<long long>(l[1], 2ll);" in out
+    assert ("f[0] = __ocml_add_rtn_f32(f[0], 1.0f) + __ocml_mul_rtp_f32(f[0], 2.0f) + "
+            "__ocml_fma_rtz_f32(f[0], 1.f, 2.f);") in out
+    assert ("d[0] = __ocml_add_rtz_f64(d[0], 1.0) + __ocml_sub_rtn_f64(d[0], 1.0) + "
+            "__ocml_fma_rtp_f64(d[0], 1.0, 2.0);") in out
+    ctx = analyze(INTRINSICS.encode(), "t.cu", Options(apply_fixes=True))
+    assert {f.code for f in ctx.findings if f.line > 1} == {"HP332"}  # HP101 superseded
+    assert all(f.fixed for f in ctx.findings if f.code == "HP332")
+
+
+def test_min_max_stay_where_the_code_may_run_on_the_host():
+    src = "__host__ __device__ unsigned f(unsigned a) { return umin(a, 2u); }\nunsigned g(unsigned a) { return umax(a, 1u); }\n"
+    assert converted(src).endswith(src)
+    assert [(line, code) for line, code, _ in findings(src)] == [(1, "HP332"), (2, "HP332")]
+
+
+def test_a_project_defining_umin_keeps_its_own():
+    src = ("__device__ unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }\n"
+           "__global__ void k(unsigned* a) { a[0] = umin(a[0], 1u); }\n")
+    assert converted(src).endswith(src)
+
+
+def test_rounded_division_has_a_route_not_a_fix():
+    src = "__global__ void k(float* f) { f[0] = __fdiv_rd(f[0], 3.f) + __fsqrt_ru(f[1]); }\n"
+    assert converted(src).endswith(src)
+    found = findings(src)
+    assert [code for _, code, _ in found] == ["HP332", "HP332"]
+    assert all("not in HIP" in message for _, _, message in found)
+
+
+def test_image_functions_are_reported_only_for_targets_without_image_support():
+    src = "__global__ void k(cudaTextureObject_t t, float* o) { o[0] = tex1Dfetch<float>(t, 0); }\n"
+
+    def hp330(*archs: str) -> list[str]:
+        ctx = analyze(src.encode(), "t.cu", Options(offload_arch=archs))
+        return [f.message for f in ctx.findings if f.code == "HP330"]
+
+    assert hp330() == ["`tex1Dfetch` is unavailable on gfx942: HIP has no image support there"]
+    assert hp330("gfx90a") == hp330("gfx1100") == []
+    assert hp330("gfx90a", "gfx950") == ["`tex1Dfetch` is unavailable on gfx950: HIP has no image support there"]

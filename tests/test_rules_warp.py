@@ -148,12 +148,58 @@ def test_scan_reports_but_does_not_fix() -> None:
     assert b"0xffffffffffffffffull" not in apply_edits(FIX_SRC, ctx.edits)
 
 
-def test_mask_from_macro_is_reported_not_fixed() -> None:
-    src = b"#define FULL_MASK 0xffffffff\n__device__ float f(float v){ return __shfl_sync(FULL_MASK, v, 0); }\n"
+MACRO_MASK = (b"#ifndef FULL_MASK\n#define FULL_MASK 0xffffffff  // all lanes\n#endif\n"
+              b"__device__ float f(float v){ return __shfl_sync(FULL_MASK, v, 0) + __ballot_sync(FULL_MASK, v > 0); }\n")
+
+
+def test_mask_macro_used_only_as_masks_is_redefined_in_a_source_file() -> None:
+    ctx = analyze(MACRO_MASK, "t.cu", ROCM_72.with_(apply_fixes=True))
+    found = [f for f in ctx.findings if f.code == "HP201"]
+    assert [(f.line, f.fixed) for f in found] == [(4, True), (4, True)]
+    assert "line 2" in found[0].message
+    out = apply_edits(MACRO_MASK, ctx.edits)
+    assert out.startswith(b"#ifndef FULL_MASK\n#define FULL_MASK 0xffffffffffffffffull  // all lanes\n")
+    again = analyze(out, "t.cu", ROCM_72.with_(apply_fixes=True))
+    assert not [f for f in again.findings if f.code == "HP201"]  # idempotent
+
+
+@pytest.mark.parametrize(("path", "extra"), [
+    ("t.cuh", b""),  # a header: the files that include it may use the macro otherwise
+    ("t.cu", b"__device__ bool all(unsigned b){ return b == FULL_MASK; }\n"),  # a use that is no mask
+    ("t.cu", b"#define SHFL(v) __shfl_sync(FULL_MASK, v, 0)\n"),  # another macro's body: not judged
+    ("t.cu", b"#define FULL_MASK 0xffffffff\n"),  # defined twice
+])
+def test_mask_macro_is_reported_not_fixed_unless_every_use_is_a_mask(path: str, extra: bytes) -> None:
+    ctx = analyze(MACRO_MASK + extra, path, ROCM_72.with_(apply_fixes=True))
+    found = [f for f in ctx.findings if f.code == "HP201"]
+    assert found and not any(f.fixed for f in found)
+    assert b"0xffffffffffffffffull" not in apply_edits(MACRO_MASK + extra, ctx.edits)
+
+
+BALLOT_VAR = ("__device__ int f(int v){\n  unsigned m = __ballot_sync(~0ull, v > 0);\n"
+              "  v += __shfl_down_sync(m, v, 1);\n  m = __activemask();\n  return __shfl_sync(m, v, 0);\n}\n")
+
+
+def test_local_mask_variable_used_only_as_masks_is_widened() -> None:
+    ctx = analyze(BALLOT_VAR.encode(), "t.cu", ROCM_72.with_(apply_fixes=True))
+    found = sorted((f.code, f.line, f.fixed) for f in ctx.findings if f.code in ("HP202", "HP217"))
+    assert found == [("HP202", 2, True), ("HP217", 3, True), ("HP217", 5, True)]
+    out = apply_edits(BALLOT_VAR.encode(), ctx.edits).decode()
+    assert out.endswith(BALLOT_VAR.replace("unsigned m", "unsigned long long m"))
+
+
+@pytest.mark.parametrize("change", [
+    ("return __shfl_sync(m, v, 0);", "return __shfl_sync(m, v, 0) + __popc(m);"),  # a 32-bit use
+    ("  m = __activemask();\n", "  m &= 1;\n"),  # another value
+    ("unsigned m =", "static unsigned m ="),  # a static local
+    ("unsigned m =", "unsigned n = 0, m ="),  # declared with another
+    ("  m = __activemask();\n", "  { unsigned m = __activemask(); }\n"),  # shadowed
+])
+def test_mask_variable_with_another_use_is_reported_not_widened(change: tuple[str, str]) -> None:
+    src = BALLOT_VAR.replace(*change).encode()
     ctx = analyze(src, "t.cu", ROCM_72.with_(apply_fixes=True))
-    [finding] = [f for f in ctx.findings if f.code == "HP201"]
-    assert (finding.line, finding.fixed) == (2, False)
-    assert "line 1" in finding.message
+    assert [f for f in ctx.findings if f.code == "HP202"]
+    assert b"unsigned long long" not in apply_edits(src, ctx.edits)
 
 
 # -- target versions -----------------------------------------------------------------------

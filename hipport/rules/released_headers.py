@@ -12,13 +12,16 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from hipport import facts, gpus
 from hipport.context import Context
 from hipport.datafiles import mappings
 from hipport.edits import Edit
 from hipport.findings import Effort, Severity
-from hipport.parse import Node, call_arguments, enclosing_function, text
+from hipport.parse import Node, call_arguments, enclosing_function, function_qualifiers, text
+from hipport.preprocessor.directives import declares
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY, SaysWhatItIs
+from hipport.rules.warp import widen
 
 try:
     import tomllib
@@ -28,7 +31,6 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 class _Data(NamedTuple):
     image: frozenset[str]
-    image_archs: str
     surface: dict[str, int]
     void_pointer: dict[str, tuple[int, tuple[int, ...]]]
     device: dict[str, dict[str, str]]
@@ -41,7 +43,7 @@ class _Data(NamedTuple):
 def _data() -> _Data:
     raw = tomllib.loads(mappings().joinpath("released_headers.toml").read_text(encoding="utf-8"))
     return _Data(
-        frozenset(raw["image"]["functions"]), raw["image"]["archs"], dict(raw["surface"]),
+        frozenset(raw["image"]["functions"]), dict(raw["surface"]),
         {k: (v["arg"], tuple(v["majors"])) for k, v in raw["void_pointer"].items()},
         dict(raw["device"]), frozenset(raw["mask"]["functions"]),
         frozenset(raw["mask"]["narrow_types"]),
@@ -157,7 +159,8 @@ class ImageApiUnavailable(SaysWhatItIs):
     HIP declares its texture and surface functions unavailable where the GPU has no image
     instructions (`__HIP_NO_IMAGE_SUPPORT`: gfx940–942 in HIP 6.2, gfx942 and gfx950 in 7.1),
     so for those targets every `tex1Dfetch`, `tex2D`, `surf2Dwrite`… is a compile error.
-    Texture and surface objects work on gfx90a and RDNA.
+    Texture and surface objects work on gfx90a and RDNA: reported only when an
+    `--offload-arch` target (default gfx942) lacks image support (`mappings/gpus.toml`).
 
     ## Example
 
@@ -308,9 +311,9 @@ def _call(node: Node, ctx: Context) -> None:
     args = call_arguments(node)
     if name in d.mask_functions and args:
         _check_mask(ctx, node, name, args[0])
-    if name in d.image:
+    if name in d.image and (lacking := gpus.without_images(gpus.archs_of(ctx.options))):
         ctx.report(ImageApiUnavailable, node,
-                   f"`{name}` is unavailable on {d.image_archs}: HIP has no image support there",
+                   f"`{name}` is unavailable on {', '.join(lacking)}: HIP has no image support there",
                    "read the buffer the texture or surface was made on with plain loads "
                    "(interpolate in code), or build for gfx90a / RDNA only")
     if name in d.surface:
@@ -334,7 +337,7 @@ def _check_mask(ctx: Context, call: Node, name: str, mask: Node) -> None:
         ctx.report(SyncMaskNarrowCall, call,
                    f"`{var}` (`{declared}`, 32 bits or less) is the mask of `{name}`: HIP's "
                    "*_sync functions static_assert a 64-bit mask, so this does not compile",
-                   f"declare `{var}` as `unsigned long long`")
+                   f"declare `{var}` as `unsigned long long`", fix=widen.variable_edits(ctx, call, var))
 
 
 def _check_surface(ctx: Context, call: Node, name: str, args: list[Node], templated: bool,
@@ -375,14 +378,41 @@ def _points_to_void(ctx: Context, call: Node, arg: Node) -> bool:
         _declared_type(ctx, call, ctx.text(inner), pointer=True) == "void*"
 
 
-def _report_device(ctx: Context, where: Node, name: str, facts: dict[str, str]) -> None:
-    if "fix" in facts:
-        ctx.report(DeviceFunctionMissing, where,
-                   f"`{name}` is not in HIP: {facts['fix']} (device scope) does the same, "
-                   "with at least the ordering a block-scope atomic gives", facts["fix"],
-                   fix=[Edit(where.start_byte, where.end_byte, facts["fix"].encode())])
-    else:
+def _report_device(ctx: Context, where: Node, name: str, facts: dict) -> None:
+    """Rename to the HIP spelling the data gives, or report the route. A name the project
+    defines itself is its own function; a device-only spelling is not applied where the
+    call may run on the host."""
+    if ctx.branches.provides(name) or _defined_here(ctx, name):
+        return
+    fix = facts.get("fix")
+    if fix is None:
         ctx.report(DeviceFunctionMissing, where, f"`{name}` is not in HIP", facts["route"])
+    elif facts.get("device_only") and not _device_only(ctx, where):
+        ctx.report(DeviceFunctionMissing, where,
+                   f"`{name}` is not in HIP; `{fix}` ({facts['why']}) is device-only and this "
+                   "code may run on the host", f"`{fix}` in a device-only function; on the host, the "
+                   "standard library's (with the arguments cast to CUDA's parameter type)")
+    else:
+        ctx.report(DeviceFunctionMissing, where, f"`{name}` is not in HIP: `{fix}` does the same "
+                   f"({facts['why']})", fix, fix=[Edit(where.start_byte, where.end_byte, fix.encode())])
+
+
+def _defined_here(ctx: Context, name: str) -> bool:
+    """The file defines ``name`` itself (a function or a macro): its own, not CUDA's."""
+    cache = ctx.scratch.setdefault("released_headers.defined", {})
+    if name not in cache:
+        cache[name] = bool(declares(ctx.src, (), name)) or re.search(
+            rb"#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", ctx.src) is not None
+    return cache[name]
+
+
+def _device_only(ctx: Context, node: Node) -> bool:
+    """Inside a ``__global__`` or ``__device__`` function that is not also ``__host__``."""
+    func = facts.enclosing_function(ctx, node)
+    if func is None:
+        return False
+    quals = function_qualifiers(ctx.src, func)
+    return "__host__" not in quals and bool(quals & {"__global__", "__device__"})
 
 
 @REGISTRY.visits("preproc_include")

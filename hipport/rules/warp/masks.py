@@ -16,6 +16,7 @@ from hipport.findings import Effort, Severity
 from hipport.parse import Node, call_arguments, call_name, text
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY
+from hipport.rules.warp import widen
 from hipport.rules.warp.functions import calls_warp_builtin, function_check
 from hipport.rules.warp.scope import Scope
 from hipport.rules.warp.syntax import is_full_mask32, macro_is_full_mask32, strip
@@ -46,9 +47,11 @@ class WarpMask32:
     ```
 
     ## Fix
-    `hipport convert` replaces a literal full mask with `0xffffffffffffffffull`. Masks that
-    come from a macro or a constant are reported at the use: widen the definition, or use
-    `__activemask()` where the intent is "the lanes that are running".
+    `hipport convert` replaces a literal full mask with `0xffffffffffffffffull`, and so
+    redefines a mask macro of a source file (not a header) whose every use is the mask of a
+    `*_sync` builtin. Other masks that come from a macro or a constant are reported at the
+    use: widen the definition, or use `__activemask()` where the intent is "the lanes that
+    are running".
     """
 
     code = "HP201"
@@ -77,7 +80,9 @@ class WarpMaskVariable32:
 
     ## Fix
     Declare masks as `unsigned long long` (or `uint64_t`), including function parameters
-    that carry a mask into a shuffle helper.
+    that carry a mask into a shuffle helper. `hipport convert` does so for a local variable
+    declared alone with a ballot (or the full mask) as its value and used only as the mask
+    of `*_sync` builtins.
     """
 
     code = "HP202"
@@ -125,6 +130,7 @@ def check_mask_variables(ctx: Context, scope: Scope) -> None:
                 WarpMaskVariable32, var.node,
                 f"mask variable `{var.name}` is `{var.type}` (32 bits) but {why}; HIP lane masks are 64-bit",
                 f"declare `{var.name}` as `unsigned long long`",
+                fix=widen.variable_edits(ctx, var.node, var.name),
             )
         elif builtin and var.init is not None and is_full_mask32(src, var.init):
             reported.add(var.name)  # a 64-bit variable holding a 32-lane value; not fixed: used elsewhere
@@ -164,6 +170,7 @@ def _check_file_level_mask(ctx: Context, mask: Node, mask_name: str, builtin: st
                 f"`{mask_name}` (defined as `{body}` at line {line}) is a 32-bit full mask for `{builtin}`; "
                 "a wave on CDNA has 64 lanes and HIP masks are 64-bit",
                 f"define `{mask_name}` as `0xffffffffffffffffull`",
+                fix=widen.macro_edits(ctx, mask_name),
             )
         return
     var = file.globals.get(mask_name)
