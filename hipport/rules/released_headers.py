@@ -8,7 +8,9 @@ sets. Codes follow the families: HP12x API calls, HP217 warp masks, HP33x device
 
 from __future__ import annotations
 
+import collections
 import re
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -437,23 +439,51 @@ def _report_headers(ctx: Context) -> None:
                        "keep this code CUDA-only (#ifndef __HIP_PLATFORM_AMD__) or port it")
 
 
+@dataclass
+class _Definitions:
+    """Per file: every function definition, in walk order, and how often each name is
+    defined. Only a name defined twice can collapse, so only those are judged (mapping
+    every parameter of every definition was a visible share of convert)."""
+
+    found: list[tuple[Node, Node, str, bool]] = field(default_factory=list)  # (def, declarator, name, in macro)
+    names: collections.Counter = field(default_factory=collections.Counter)
+
+
 @REGISTRY.visits("function_definition", codes=(OverloadCollapse,))
 def _definition(node: Node, ctx: Context) -> None:
-    """Remember each definition's mapped signature; a second with the same one collapses."""
+    """Note each definition's name; ``_overloads`` judges them once the walk is over."""
     func = node.child_by_field_name("declarator")
     while func is not None and func.type != "function_declarator":
         func = func.child_by_field_name("declarator")
     if func is None or (name_node := func.child_by_field_name("declarator")) is None:
         return
+    name = ctx.text(name_node)
+    state = ctx.state(_Definitions)
+    state.found.append((node, func, name, ctx.in_macro_body))
+    state.names[name] += 1
+
+
+@REGISTRY.visits_file(codes=(OverloadCollapse,))
+def _overloads(ctx: Context) -> None:
+    """Remember each definition's mapped signature; a second with the same one collapses."""
+    state = ctx.states.get(_Definitions)
+    if state is None:
+        return
+    seen: dict[tuple, tuple[tuple[str, ...], int]] = {}
+    for node, func, name, in_macro in state.found:
+        if state.names[name] > 1:
+            _judge_definition(ctx, node, func, name, in_macro, seen)
+
+
+def _judge_definition(ctx: Context, node: Node, func: Node, name: str, in_macro: bool,
+                      seen: dict[tuple, tuple[tuple[str, ...], int]]) -> None:
     params = func.child_by_field_name("parameters")
     written = tuple(_parameter_type(ctx, p) for p in (params.named_children if params else ())
                     if p.type in ("parameter_declaration", "optional_parameter_declaration"))
     mapped = tuple(_WORD.sub(lambda m: _hip_name(ctx, m[0]), t) for t in written)
     if mapped == written:
         return
-    name = ctx.text(name_node)
     key = (_scope(ctx, node), name, mapped)
-    seen = ctx.scratch.setdefault("released_headers.overloads", {})
     if key not in seen:
         seen[key] = (written, ctx.position(node.start_byte)[0])
         return
@@ -463,7 +493,7 @@ def _definition(node: Node, ctx: Context) -> None:
                    f"`{name}({', '.join(written)})` and `{name}({', '.join(first)})` (line {line}) "
                    f"both become `{name}({', '.join(mapped)})` on HIP: a redefinition",
                    "the second is kept for CUDA only (#ifndef __HIP_PLATFORM_AMD__): on HIP "
-                   "every call reaches the first", fix=_cuda_only(ctx, node))
+                   "every call reaches the first", fix=[] if in_macro else _cuda_only(ctx, node))
 
 
 def _cuda_only(ctx: Context, node: Node) -> list[Edit]:
@@ -476,7 +506,7 @@ def _cuda_only(ctx: Context, node: Node) -> list[Edit]:
     end = src.find(b"\n", node.end_byte)
     end = len(src) if end < 0 else end
     rest = src[node.end_byte:end].strip()
-    if ctx.in_macro_body or src[start:node.start_byte].strip() or (rest and not rest.startswith(b"//")):
+    if src[start:node.start_byte].strip() or (rest and not rest.startswith(b"//")):
         return []
     newline = b"\r\n" if b"\r\n" in src else b"\n"
     return [Edit(start, start, b"#ifndef __HIP_PLATFORM_AMD__" + newline),
