@@ -559,7 +559,8 @@ def map_command(ctx: click.Context, name: str, fmt: str, as_json: bool, **_: obj
     """
     import json
 
-    from hipport.mapping import close_names, describe, format_description, load_table
+    from hipport.mapping import load_table
+    from hipport.report.mapping import close_names, describe, format_description
     from hipport.usermaps import describe_pair, format_pair
     from hipport.versions import NAMED_RELEASES
 

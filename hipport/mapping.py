@@ -52,26 +52,18 @@ Load time matters (every CLI run): rows stay as JSON lists until a name is looke
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-from hipport.cachefile import load, secret_key, write_entry
+from hipport.cachefile import secret_key, write_entry
 from hipport.datafiles import cache_dir, mappings
+from hipport.mapping_files import CACHE_KIND, Resource, load_raw
 from hipport.timeline import Span, entry_at, later_spelling, parse_spans
 from hipport.versions import NAMED_RELEASES, Version, parse_version, short_version
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 Experimental = Version | Literal[True] | None
 
@@ -187,13 +179,6 @@ class FamilyInfo:
     hip_unsupported_note: str | None  # set when the HIP side is not mapped by policy
 
 
-class _Resource(Protocol):
-    """What is read from a data directory: a Path, or an importlib.resources Traversable."""
-
-    def __truediv__(self, child: str) -> "_Resource": ...
-    def read_bytes(self) -> bytes: ...
-
-
 _MISS = object()
 _HEADER_ACTIONS = {"map", "keep", "drop", "none"}
 _MACRO_ACTIONS = {"rewrite", "keep", "report"}
@@ -298,26 +283,27 @@ class MappingTable:
         self.entries: Mapping[str, ApiEntry] = _LazyEntries(self)
 
     @classmethod
-    def from_dir(cls, api_dir: Path | _Resource, data_dir: Path | _Resource | None = None,
+    def from_dir(cls, api_dir: Path | Resource, data_dir: Path | Resource | None = None,
                  cache_dir: Path | None = None) -> "MappingTable":
         """Load JSON from ``api_dir`` and curated TOML from ``data_dir`` (default: the package).
 
         With ``cache_dir``, the parsed data is kept there as JSON authenticated by this
         user's key (never a pickle, never an entry someone else wrote: see
         ``hipport.cachefile``; no key, no cache) under the hash of every data file and of
-        this module, so an entry can never be stale and is safe to delete. An entry that does
-        not build a table is a miss: the sources are parsed again and the entry rewritten.
+        the code that reads them (``hipport.mapping_files``), so an entry can never be
+        stale and is safe to delete. An entry that does not build a table is a miss: the
+        sources are parsed again and the entry rewritten.
         """
         data = data_dir if data_dir is not None else mappings()
         secret = secret_key(cache_dir) if cache_dir is not None else None
-        raw, cached = _load_raw(api_dir, data, cache_dir, secret)
+        raw, cached = load_raw(api_dir, data, cache_dir, secret)
         if cached is None or secret is None:
             return cls._from_raw(raw)
         try:
             return cls._from_raw(raw)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-            raw, _ = _load_raw(api_dir, data, None, None)
-            write_entry(cached, _CACHE_KIND, raw, secret)
+            raw, _ = load_raw(api_dir, data, None, None)
+            write_entry(cached, CACHE_KIND, raw, secret)
             return cls._from_raw(raw)
 
     @classmethod
@@ -507,63 +493,6 @@ class MappingView:
         return None if rule is None else (rule, self.resolve(rule.as_))
 
 
-_TOML_FILES = ("families.toml", "headers.toml", "macros.toml", "namespaces.toml", "overloads.toml")
-
-
-#: Format of a mapping cache entry (``hipport.cachefile`` kind); bumped with its layout.
-_CACHE_KIND = "mappings-2"
-#: The largest mapping cache entry read (today's is about 1.7 MB).
-MAX_CACHE_BYTES = 64 << 20
-
-
-def _load_raw(api_dir: Path | _Resource, data: Path | _Resource, cache_dir: Path | None,
-              secret: bytes | None) -> tuple[dict[str, Any], Path | None]:
-    """Every data file, parsed: ``{"headers.toml": {...}, "api/runtime.json": {...}, ...}``,
-    and the cache entry it came from (None when parsed from the sources). The cache is
-    used only with both ``cache_dir`` and the ``secret`` its entries are authenticated by.
-
-    TOML parsing is most of a cold start; one JSON document of the parsed values loads as
-    fast as the pickle it replaces did (measured: about 20 ms either way for the 1.7 MB
-    of tables) and cannot run code. The key hashes the bytes of every file (and of this
-    module, whose code reads the values), so an edited table or a new hipport never
-    reads an old entry.
-    """
-    blobs = {name: (data / name).read_bytes() for name in _TOML_FILES}
-    families = tomllib.loads(blobs["families.toml"].decode("utf-8"))["families"]
-    for fam in families:
-        blobs[f"api/{fam}.json"] = (api_dir / f"{fam}.json").read_bytes()
-    digest = hashlib.sha256(Path(__file__).read_bytes())
-    for name in sorted(blobs):
-        digest.update(name.encode() + b"\0" + blobs[name] + b"\0")
-    cache = None
-    if cache_dir is not None and secret is not None:
-        cache = cache_dir / f"mappings-{digest.hexdigest()[:32]}.json"
-        raw = load(cache, cache_dir, _CACHE_KIND, secret, MAX_CACHE_BYTES)
-        if isinstance(raw, dict) and set(raw) == set(blobs) \
-                and all(isinstance(v, dict) for v in raw.values()):
-            return raw, cache
-    raw = {}
-    for name, blob in blobs.items():
-        text = blob.decode("utf-8")
-        raw[name] = tomllib.loads(text) if name.endswith(".toml") else json.loads(text)
-    if cache is not None and secret is not None and write_entry(cache, _CACHE_KIND, raw, secret):
-        _remove_old_entries(cache)
-    return raw, None
-
-
-def _remove_old_entries(current: Path) -> None:
-    """The mapping cache keeps one entry: the others (older tables, and the pickles of
-    earlier hipport, which must not stay where an older hipport would load them)
-    are deleted. Best effort."""
-    try:
-        for entry in os.scandir(current.parent):
-            if entry.name.startswith("mappings-") and entry.name != current.name \
-                    and entry.name.endswith((".json", ".pickle")):
-                os.unlink(entry.path)
-    except OSError:
-        pass
-
-
 def _check(action: str, allowed: set[str], where: str) -> str:
     if action not in allowed:
         raise ValueError(f"{where}: action {action!r} is not one of {sorted(allowed)}")
@@ -645,109 +574,3 @@ def format_summary(table: MappingTable, targets: tuple[Version, ...] | None = No
     lines.append(f"{'total':<10}{sum(s.rows for s in summary):>7}{sum(s.with_hip for s in summary):>10}"
                  + "".join(f"{n:>12}" for n in total))
     return "\n".join(lines)
-
-
-# -- ``hipport map NAME``: one name across targets ---------------------------------------------
-
-def _fmt(v: Version | None) -> str:
-    return ".".join(map(str, v)) if v else "-"
-
-
-def _fmt_many(vs: tuple[Version, ...]) -> str:
-    return " ".join(_fmt(v) for v in vs) or "-"
-
-
-def _fmt_exp(e: Experimental) -> str:
-    return "yes" if e is True else _fmt(e)
-
-
-def describe(table: MappingTable, name: str, targets: tuple[Version, ...], *,
-             roc: bool = False, experimental: bool = False) -> dict[str, Any] | None:
-    """Everything hipport knows about ``name`` (a CUDA or HIP/ROC name, a macro, a namespace
-    or a header), JSON-ready; None when it knows nothing."""
-    views = [table.view(t, roc=roc, experimental=experimental) for t in targets]
-    direct = table.lookup(name)
-    entries = [direct] if direct is not None else table.find_by_target(name)
-    out: dict[str, Any] = {"query": name, "reverse": direct is None and bool(entries), "entries": []}
-    for e in entries:
-        item: dict[str, Any] = {
-            "cuda": e.cuda, "hip": e.hip, "roc": e.roc, "family": e.family, "kind": e.kind,
-            "section": e.section,
-            "cuda_cells": {"A": _fmt(e.cuda_added), "D": _fmt(e.cuda_deprecated),
-                           "C": _fmt_many(e.cuda_changed), "R": _fmt(e.cuda_removed)},
-            "hip_cells": {"A": _fmt(e.hip_added), "D": _fmt(e.hip_deprecated),
-                          "C": _fmt_many(e.hip_changed), "R": _fmt(e.hip_removed),
-                          "U": _fmt_many(e.hip_unsupported_cuda), "E": _fmt_exp(e.hip_experimental)},
-            "roc_cells": {"A": _fmt(e.roc_added), "D": _fmt(e.roc_deprecated),
-                          "C": _fmt_many(e.roc_changed), "R": _fmt(e.roc_removed),
-                          "E": _fmt_exp(e.roc_experimental)},
-            "spans": [{"hip": s.hip, "range": s.range_text(), "note": s.note} for s in e.spans],
-            "targets": {},
-        }
-        for v in views:
-            r = v.resolve(e.cuda)
-            assert r is not None  # e came from the table
-            item["targets"][short_version(v.rocm)] = {
-                "status": r.status.value, "target": r.target, "apply": r.apply, "detail": r.detail}
-        out["entries"].append(item)
-    rule = table.macros.get(name)
-    if rule is not None:
-        out["macro"] = {"action": rule.action, "target": rule.target, "note": rule.note}
-    ns = table.namespaces.get(name)
-    if ns is not None:
-        out["namespace"] = {"action": ns.action, "target": ns.target, "library": ns.library, "note": ns.note}
-    headers = {short_version(v.rocm): h for v in views if (h := v.header(name)) is not None}
-    if headers:
-        out["header"] = {t: {"action": h.action, "target": h.target, "library": h.library,
-                             "note": h.note, "apply": h.apply} for t, h in headers.items()}
-    if not entries and not any(k in out for k in ("macro", "namespace", "header")):
-        return None
-    return out
-
-
-def format_description(desc: dict[str, Any]) -> str:
-    """The text form of ``describe``: one block per entry, one line per target."""
-    lines: list[str] = []
-    if desc["reverse"]:
-        names = ", ".join(e["cuda"] for e in desc["entries"])
-        lines.append(f"{desc['query']} is the HIP/ROC name for: {names}")
-    for e in desc["entries"]:
-        lines.append(f"{e['cuda']}  {e['family']} {e['kind']}  ({e['section']})")
-        lines.append(f"  HIP name: {e['hip'] or '-'}    ROC name: {e['roc'] or '-'}")
-        for side in ("cuda", "hip", "roc"):
-            cells = "  ".join(f"{k} {v}" for k, v in e[f"{side}_cells"].items())
-            lines.append(f"  {side.upper():<4}  {cells}")
-        for span in e["spans"]:
-            lines.append(f"  HIP spelling {span['hip'] or '-'}: {span['range']}"
-                         + (f" — {span['note']}" if span["note"] else ""))
-        width = max(len(t) for t in e["targets"]) + 1
-        for t, r in e["targets"].items():
-            if r["apply"] and r["target"]:
-                text = f"{r['status']} → {r['target']}"
-                if r["detail"] != f"{e['cuda']} → {r['target']}":
-                    text += f" ({r['detail']})"
-            else:
-                text = f"{r['status']} ({r['detail']})"
-            lines.append(f"  {t + ':':<{width}} {text}")
-    if "macro" in desc:
-        m = desc["macro"]
-        lines.append(f"macro {desc['query']}: {m['action']}"
-                     + (f" → {m['target']}" if m["target"] else "") + (f" — {m['note']}" if m["note"] else ""))
-    if "namespace" in desc:
-        n = desc["namespace"]
-        lines.append(f"namespace {desc['query']}: {n['action']}"
-                     + (f" → {n['target']}" if n["target"] else "") + f" ({n['library']})"
-                     + (f" — {n['note']}" if n["note"] else ""))
-    for t, h in desc.get("header", {}).items():
-        lines.append(f"header {desc['query']} on {t}: {h['action']}"
-                     + (f" → {h['target']}" if h["target"] else "") + f" ({h['library']})"
-                     + (f" — {h['note']}" if h["note"] else ""))
-    return "\n".join(lines)
-
-
-def close_names(table: MappingTable, name: str, n: int = 5) -> list[str]:
-    """Known CUDA/HIP/ROC names, macros and headers spelled like ``name`` (for typos)."""
-    import difflib
-
-    pool = [*table.entries, *table.reverse_index(), *table.macros, *table.headers]
-    return difflib.get_close_matches(name, pool, n=n, cutoff=0.75)
