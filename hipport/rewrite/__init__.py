@@ -6,7 +6,7 @@ from hipport.registry import Registry
 
 REGISTRY = Registry()
 
-REWRITER_MODULES: tuple[str, ...] = ("identifiers", "includes", "launches", "arguments", "legacy_blas")
+REWRITER_MODULES: tuple[str, ...] = ("identifiers", "includes", "launches", "arguments", "roc_types", "legacy_blas")
 
 
 def load() -> Registry:

@@ -27,6 +27,7 @@ from hipport.datafiles import mappings
 from hipport.edits import Edit
 from hipport.parse import Node, call_name, find_all
 from hipport.rewrite import REGISTRY
+from hipport.rewrite.roc_types import defer_call, library_of
 from hipport.names import NAME_NODES, in_tables, resolution_for, target_for
 from hipport.rules.conversion import ARGUMENT_REWRITE, ROC_ARGUMENTS
 
@@ -70,14 +71,15 @@ class ArgRewrite:
 
 
 @lru_cache(maxsize=1)
-def _document() -> dict:
+def document() -> dict:
+    """``mappings/arguments.toml``, parsed once."""
     return tomllib.loads((mappings() / "arguments.toml").read_bytes().decode("utf-8"))
 
 
 @lru_cache(maxsize=1)
 def rewrites() -> dict[str, tuple[ArgRewrite, ...]]:
     """CUDA name → its rewrites, in file order. Loaded on the first call seen."""
-    doc = _document()
+    doc = document()
     out: dict[str, list[ArgRewrite]] = {}
     for item in doc["rewrites"]:
         if item["transform"] not in TRANSFORMS or item["decision"] not in DECISIONS:
@@ -157,17 +159,18 @@ class RocCall:
     argument: re.Pattern[str] | None
     when_unchecked: bool
     message: str
+    types: str | None  # a [[roc_types]] group: the message holds unless the file's were rewritten
 
 
 @lru_cache(maxsize=1)
 def roc_calls() -> tuple[RocCall, ...]:
-    doc = _document()
+    doc = document()
 
     def rx(item: dict, key: str) -> re.Pattern[str] | None:
         return re.compile(item[key]) if key in item else None
 
     return tuple(RocCall(rx(i, "cuda"), rx(i, "target"), rx(i, "argument"),
-                         bool(i.get("when_unchecked", False)), i["message"])
+                         bool(i.get("when_unchecked", False)), i["message"], i.get("types"))
                  for i in doc.get("roc_calls", []))
 
 
@@ -196,6 +199,9 @@ def roc_call_arguments(node: Node, ctx: Context) -> None:
     res = resolution_for(ctx, fn, name)
     if res is None or not res.apply or res.target is None or res.target != res.entry.roc:
         return
+    library = library_of(res.target)
+    if library is not None:
+        ctx.scratch.setdefault("roc_libraries", set()).add(library)
     argv = [c for c in args.named_children if c.type != "comment"]
     done = ctx.scratch.get("arguments_after", {})
     if node.id in done and done[node.id] is None:
@@ -204,15 +210,20 @@ def roc_call_arguments(node: Node, ctx: Context) -> None:
     count = len(argv) if after is None else after
     expected = roc_arity().get(res.target)
     text = ctx.text(args)
-    found = [rc.message for rc in roc_calls()
-             if (rc.cuda is None or rc.cuda.search(name)) and (rc.target is None or rc.target.search(res.target))
-             and (rc.argument is None or rc.argument.search(text))
-             and not (rc.when_unchecked and (after is not None or expected is not None))]
+    matched = [rc for rc in roc_calls()
+               if (rc.cuda is None or rc.cuda.search(name)) and (rc.target is None or rc.target.search(res.target))
+               and (rc.argument is None or rc.argument.search(text))
+               and not (rc.when_unchecked and (after is not None or expected is not None))]
+    found = [rc.message for rc in matched if rc.types is None]
     if expected is not None and count != expected:
         found.insert(0, f"the call passes {count} arguments, {res.target} takes {expected}")
-    if found:
-        ctx.report(ROC_ARGUMENTS, node, f"`{name}` → `{res.target}`: " + "; ".join(found),
-                   "compare the call with the ROC library's declaration and adjust the arguments")
+    head = f"`{name}` → `{res.target}`: "
+    suggestion = "compare the call with the ROC library's declaration and adjust the arguments"
+    by_types = [(rc.types, rc.message) for rc in matched if rc.types is not None]
+    if by_types:  # whether the element types hold depends on the whole file: decided at its end
+        defer_call(ctx, node, head, found, by_types, suggestion)
+    elif found:
+        ctx.report(ROC_ARGUMENTS, node, head + "; ".join(found), suggestion)
 
 
 def _plan(ctx: Context, args: Node, argv: list[Node], r: ArgRewrite, edits: list[Edit],

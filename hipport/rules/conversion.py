@@ -126,9 +126,13 @@ class RocArguments:
     `--roc` renames cuBLAS, cuSPARSE and cuDNN calls to rocBLAS, rocSPARSE and MIOpen.
     Where hipport knows the argument lists differ it rewrites them (HP116 when it cannot);
     for the calls here it knows the arguments are not the ROC library's and has no exact
-    rewrite: complex and half element types (`rocblas_float_complex`, `rocblas_half`),
-    rocBLAS's `*_ex` functions, rocSPARSE functions it has no argument data for, and
-    CUDA data-type constants in rocSPARSE calls (rocSPARSE takes `rocsparse_datatype`).
+    rewrite: complex and half element types (`rocblas_float_complex`, `rocblas_half`) in a
+    file whose `cuComplex`/`__half` hipport could not write the ROC way (it does where the
+    file only declares, casts and passes them; not where it uses HIP's helpers such as
+    `make_cuComplex`, reads `.x`/`.y`, holds half values, or calls both rocBLAS and
+    rocSPARSE: that is reported once at the type), rocBLAS's `*_ex` functions, rocSPARSE
+    functions it has no argument data for, and CUDA data-type constants in rocSPARSE calls
+    (rocSPARSE takes `rocsparse_datatype`).
 
     ## Example
 
