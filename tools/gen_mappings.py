@@ -328,7 +328,9 @@ def _overrides(timeline: dict) -> dict[str, Override]:
         for cell in item.get("set", {}):
             if cell not in SIDE_COLUMNS["hip"]:
                 raise TableError(f"timeline.toml: {cell!r} is not a HIP cell")
-        ov = Override(action, item.get("at"), dict(item.get("set", {})), f"{item['reason']} [{item['source']}]")
+        # hip = "" : HIP has no such name (the headers read lack it); TOML has no null
+        cells = {k: (None if k == "hip" and v == "" else v) for k, v in item.get("set", {}).items()}
+        ov = Override(action, item.get("at"), cells, f"{item['reason']} [{item['source']}]")
         for name in item["names"]:
             if name in out:
                 raise TableError(f"timeline.toml: {name} overridden twice")
