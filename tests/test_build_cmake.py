@@ -158,8 +158,37 @@ CASES = [
         [], id="legacy-findcuda"),
     pytest.param(
         "cuda_add_library(k a.cu OPTIONS -lineinfo)\nlist(APPEND CUDA_NVCC_FLAGS --use_fast_math)\n",
-        "cuda_add_library(k a.cu OPTIONS -gline-tables-only)\nlist(APPEND CUDA_NVCC_FLAGS -ffast-math)\n",
-        ["HP606", "HP606", "HP608"], id="legacy-findcuda-reported"),
+        "add_library(k a.cu)\ntarget_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-gline-tables-only>)\n"
+        "set_source_files_properties(a.cu PROPERTIES LANGUAGE HIP)\n"
+        'string(APPEND CMAKE_HIP_FLAGS " -ffast-math")\n',
+        ["HP606", "HP606", "HP608"], id="legacy-options-and-nvcc-flags-moved"),
+    pytest.param(
+        "cuda_add_library(k a.cu b.cpp STATIC OPTIONS -Xcompiler -fPIC RELEASE --use_fast_math DEBUG -G)\n",
+        "add_library(k STATIC a.cu b.cpp)\n"
+        "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-fPIC> "
+        "$<$<AND:$<COMPILE_LANGUAGE:HIP>,$<CONFIG:Release>>:-ffast-math> "
+        "$<$<AND:$<COMPILE_LANGUAGE:HIP>,$<CONFIG:Debug>>:-g> $<$<AND:$<COMPILE_LANGUAGE:HIP>,$<CONFIG:Debug>>:-O0>)\n"
+        "set_source_files_properties(a.cu PROPERTIES LANGUAGE HIP)\n",
+        ["HP603", "HP606", "HP608"], id="legacy-per-config-options-and-late-type-keyword"),
+    pytest.param(
+        "cuda_add_executable(app\n  main.cu\n  OPTIONS --expt-relaxed-constexpr)\n",
+        "add_executable(app\n  main.cu\n)\nset_source_files_properties(main.cu PROPERTIES LANGUAGE HIP)\n",
+        ["HP606"], id="legacy-options-all-dropped"),
+    pytest.param(
+        "set(CUDA_NVCC_FLAGS ${CUDA_NVCC_FLAGS} -gencode arch=compute_80,code=sm_80)\n"
+        'set(CUDA_NVCC_FLAGS_RELEASE "${CUDA_NVCC_FLAGS_RELEASE} -O3")\n'
+        "list(APPEND CUDA_NVCC_FLAGS --expt-extended-lambda)\n"
+        'string(APPEND CUDA_NVCC_FLAGS " ${EXTRA}")\n',
+        'string(APPEND CMAKE_HIP_FLAGS " --offload-arch=gfx942")\n'
+        'string(APPEND CMAKE_HIP_FLAGS_RELEASE " -O3")\n'
+        'string(APPEND CMAKE_HIP_FLAGS " ${EXTRA}")\n',
+        ["HP601", "HP606", "HP606", "HP606", "HP606", "HP606"], id="nvcc-flags-forms-moved"),
+    pytest.param(
+        "list(REMOVE_ITEM CUDA_NVCC_FLAGS -G)\nset(CUDA_NVCC_FLAGS \"-O2\" CACHE STRING \"\")\n"
+        "list(APPEND CUDA_NVCC_FLAGS $<$<CONFIG:Debug>:-G>)\n",
+        "list(REMOVE_ITEM CUDA_NVCC_FLAGS -G)\nset(CUDA_NVCC_FLAGS \"-O2\" CACHE STRING \"\")\n"
+        "list(APPEND CUDA_NVCC_FLAGS $<$<CONFIG:Debug>:-G>)\n",
+        ["HP606", "HP606", "HP606"], id="nvcc-flags-not-moved-surely"),
     pytest.param(
         "if(CUDAToolkit_VERSION VERSION_LESS 11)\nendif()\nset(CMAKE_CUDA_HOST_COMPILER g++)\n",
         "if(CUDAToolkit_VERSION VERSION_LESS 11)\nendif()\nset(CMAKE_CUDA_HOST_COMPILER g++)\n",

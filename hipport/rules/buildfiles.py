@@ -197,11 +197,19 @@ class BuildCudaLibrary:
 
 @REGISTRY.rule
 class BuildLegacyFindCuda:
-    """A legacy FindCUDA construct that is not rewritten
+    """A legacy FindCUDA construct, moved into the HIP language or left for a person
 
     `cuda_add_executable(… OPTIONS …)`, `cuda_compile`, `cuda_wrap_srcs` and
     `CUDA_NVCC_FLAGS` belong to the FindCUDA module (deprecated since CMake 3.10), which
-    drives nvcc itself. CMake's HIP language does not read them.
+    drives nvcc itself. CMake's HIP language does not read them. `convert` moves the
+    `OPTIONS` of `cuda_add_executable`/`cuda_add_library` into `target_compile_options(t
+    PRIVATE $<$<COMPILE_LANGUAGE:HIP>:…>)` (per configuration for `RELEASE`/`DEBUG`…) and
+    a `set`/`list(APPEND)`/`string(APPEND)` of `CUDA_NVCC_FLAGS[_<CONFIG>]` into
+    `string(APPEND CMAKE_HIP_FLAGS[_<CONFIG>] " …")`, each flag through the nvcc table
+    (fixed findings). Left and reported: the other FindCUDA commands, a cached or
+    parent-scope `CUDA_NVCC_FLAGS`, one holding generator expressions, any other use of
+    it (`list(REMOVE_ITEM …)`, reading it), and a variable moved as written whose
+    contents hipport cannot see.
 
     ## Why
 
@@ -217,9 +225,10 @@ class BuildLegacyFindCuda:
     ```
 
     ```cmake
+    string(APPEND CMAKE_HIP_FLAGS " -ffast-math")
     add_executable(app main.cu)
+    target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-gline-tables-only>)
     set_source_files_properties(main.cu PROPERTIES LANGUAGE HIP)
-    target_compile_options(app PRIVATE -ffast-math -gline-tables-only)
     ```
 
     ## Fix

@@ -27,6 +27,7 @@ import tree_sitter_cmake
 
 from hipport.parse import walk
 from hipport.rewrite.buildfiles import BuildContext, removal_span
+from hipport.rewrite.buildfiles.cmake_legacy import NVCC_FLAGS_RE, legacy_target, nvcc_flags_list
 from hipport.rewrite.buildfiles.cmake_flags import bytes_len, flags, genex_flags, genex_names
 from hipport.rewrite.buildfiles.cmake_sources import cu_glob, cu_sources, insert_after, insert_before
 from hipport.rewrite.buildfiles.maps import arch_list, load
@@ -142,10 +143,8 @@ def _command(ctx: BuildContext, cmd: Node, args: list[Arg], st: State) -> None:
             st.enables_hip = True
     legacy = m["legacy_commands"]
     if name in legacy:
-        if "OPTIONS" in texts:
-            ctx.report("HP606", cmd.start_byte, cmd.end_byte,
-                       f"{name}(… OPTIONS …): the nvcc options have no place in {legacy[name]}()",
-                       f"use {legacy[name]}() and put the options in target_compile_options(<target> PRIVATE …)")
+        if name.startswith("cuda_add_"):
+            legacy_target(ctx, cmd, legacy[name], args)
         else:
             head = cmd.children[0]
             ctx.edit(head.start_byte, head.end_byte, legacy[name])
@@ -163,7 +162,8 @@ def _command(ctx: BuildContext, cmd: Node, args: list[Arg], st: State) -> None:
         ctx.report("HP606", cmd.start_byte, cmd.end_byte, "include(FindCUDA): the legacy CUDA module",
                    "use enable_language(HIP) and find_package(hip)")
     _architectures(ctx, name, args)
-    flag_ctx = _flag_context(name, texts)
+    moved = name in _FLAG_SETTERS and nvcc_flags_list(ctx, cmd, name, args)
+    flag_ctx = None if moved else _flag_context(name, texts)
     sep_is_space = name in ("set", "string") and len(texts) > 1 and texts[_FLAG_SETTERS[name]].startswith("CMAKE_")
     arch_done = False
     before = len(ctx.edits)
@@ -187,15 +187,16 @@ def _command(ctx: BuildContext, cmd: Node, args: list[Arg], st: State) -> None:
             if a.kind != "bracket_argument":
                 rename_range(ctx, a.start, a.end)
                 extension_word(ctx, a.text, texts[k - 1] if k else "", a.start, a.end)
-    elif (name in m["source_commands"] or name in ("set", "list")) and not (name in legacy and "OPTIONS" in texts):
+    elif name in m["source_commands"] or name in ("set", "list"):
         cu_sources(ctx, cmd, name, args, st)
     elif name == "file" and texts[:1] in (["GLOB"], ["GLOB_RECURSE"]):
         cu_glob(ctx, cmd, args, st)
     if name == "target_link_libraries" or name == "link_libraries":
         _plain_libs(ctx, args, st)
-    if name in ("list", "set") and "CUDA_NVCC_FLAGS" in texts[:2]:
+    if not moved and name in _FLAG_SETTERS and any(NVCC_FLAGS_RE.fullmatch(t) for t in texts[:2]):
         ctx.report("HP606", cmd.start_byte, cmd.end_byte,
-                   "CUDA_NVCC_FLAGS: FindCUDA's nvcc flags, which CMake's HIP language does not read",
+                   "CUDA_NVCC_FLAGS: FindCUDA's nvcc flags, which CMake's HIP language does not read "
+                   "(this use of the list cannot be moved surely)",
                    "put the flags in target_compile_options(<target> PRIVATE $<$<COMPILE_LANGUAGE:HIP>:…>) "
                    "or string(APPEND CMAKE_HIP_FLAGS \" …\")")
 
@@ -227,7 +228,7 @@ def _features(ctx: BuildContext, a: Arg) -> None:
 def _flag_context(name: str, texts: list[str]) -> int | None:
     """Index of the first argument that is a compiler flag, or None for no flag context."""
     if name in load().cmake["flag_commands"]:
-        return 1 if name.startswith(("target_", "cuda_add")) else 0
+        return 1 if name.startswith("target_") else 0
     k = _FLAG_SETTERS.get(name)
     if k is None or len(texts) <= k:
         return None

@@ -114,6 +114,31 @@ def apply(ctx: "BuildContext", words: Sequence[Word], sep: str, arch_done: bool,
             ctx.edit(c.start, c.end, c.text)
         else:
             ctx.remove(c.start, c.end, lo, hi)
+    _report(ctx, notes, arch)
+    return arch_done
+
+
+def translated(ctx: "BuildContext", words: Sequence[Word]) -> list[str]:
+    """The words as clang's flags, for text written anew (flags moved out of a FindCUDA
+    list into HIP's): each change applied to the words, notes reported as ``apply`` does."""
+    arch = arch_list(ctx.options)
+    changes, notes, _ = translate(words, arch, " ")
+    out: list[str] = []
+    i = 0
+    for w in words:
+        if w.start < i:
+            continue  # the value of a flag a change already covered
+        c = next((c for c in changes if c.start == w.start), None)
+        if c is None:
+            out.append(w.text)
+        else:
+            out.extend(c.text.split())
+            i = c.end
+    _report(ctx, notes, arch)
+    return out
+
+
+def _report(ctx: "BuildContext", notes: list[Note], arch: Sequence[str]) -> None:
     for n in notes:
         if n.code == "HP601":
             msg = f"{n.flag}: CUDA architectures → --offload-arch={','.join(arch)}"
@@ -122,4 +147,3 @@ def apply(ctx: "BuildContext", words: Sequence[Word], sep: str, arch_done: bool,
         else:
             msg = f"{n.flag}: nvcc flag without a clang counterpart: {n.note}"
         ctx.report(n.code, n.start, n.end, msg, n.note, fixed=n.fixed)
-    return arch_done
