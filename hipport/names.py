@@ -87,18 +87,42 @@ def is_fnuz(hip_name: str) -> bool:
     return hip_name.lower().endswith("_fnuz")
 
 
-def per_name(cache: dict, ctx: "Context", node: Node, name: str, compute: Callable):
-    """``compute(ctx, node, name)``, remembered in ``cache`` per target, name and node kind,
-    except for names whose meaning depends on their call (``overloads.toml``): the same few
-    hundred API names recur in every file, and ``rename`` and ``api_status`` ask about
-    each of them."""
-    if name in _overloaded_names(ctx.view.table):
-        return compute(ctx, node, name)
-    key = (ctx.view, gpus.archs_of(ctx.options), name, node.kind_id)
-    found = cache.get(key, _UNSEEN)
-    if found is _UNSEEN:
-        found = cache[key] = compute(ctx, node, name)
-    return found
+class PerName:
+    """``compute(ctx, node, name)`` for a name token, remembered per target (mapping view
+    and GPUs), token bytes and node kind, except for names whose meaning depends on their
+    call (``overloads.toml``): the same few hundred API names recur in every file, and
+    ``rename`` and ``api_status`` ask about each of them.
+
+    Keyed by the token's bytes, so a name is decoded only the first time; the memo of the
+    target last asked about is kept at hand, since a run asks for one target file after
+    file (building and hashing a (view, GPUs, name, kind) key per token was most of what
+    a token cost)."""
+
+    def __init__(self, compute: Callable) -> None:
+        self.compute = compute
+        self._by_target: dict[tuple, dict] = {}
+        self._view: object = None
+        self._options: object = None
+        self._memo: dict = {}
+
+    def __call__(self, ctx: "Context", node: Node):
+        options, view = ctx.options, ctx.view
+        if options is not self._options or view is not self._view:
+            self._memo = self._by_target.setdefault((view, gpus.archs_of(options)), {})
+            self._options, self._view = options, view
+        token = ctx.src[node.start_byte:node.end_byte]
+        key = (token, node.kind_id)
+        found = self._memo.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            name = token.decode("utf-8", "replace")
+            if name in _overloaded_names(view.table):
+                self._memo[key] = _PER_CALL
+                return self.compute(ctx, node, name)
+            found = self._memo[key] = self.compute(ctx, node, name)
+        elif found is _PER_CALL:
+            return self.compute(ctx, node, token.decode("utf-8", "replace"))
+        return found
 
 
 _UNSEEN = object()
+_PER_CALL = object()  # the name's meaning depends on its call: computed every time

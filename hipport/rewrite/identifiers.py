@@ -10,7 +10,7 @@ reparsed in place by the walk (``analyze``), so their names come here like any o
 from __future__ import annotations
 
 from hipport.context import Context
-from hipport.names import NAME_NODES, in_tables, per_name, target_for
+from hipport.names import NAME_NODES, PerName, in_tables, target_for
 from hipport.parse import Node
 from hipport.rewrite import REGISTRY
 
@@ -18,10 +18,9 @@ from hipport.rewrite import REGISTRY
 @REGISTRY.visits(*NAME_NODES, names=in_tables)
 def rename(node: Node, ctx: Context) -> None:
     """Rewrite one identifier leaf (of the file, or of a ``#define`` body reparsed in place)."""
-    start, end = node.start_byte, node.end_byte
-    new = per_name(_TARGETS, ctx, node, ctx.src[start:end].decode("utf-8", "replace"), _encoded_target)
+    new = _target(ctx, node)
     if new is not None:
-        ctx.edit(start, end, new)
+        ctx.edit(node.start_byte, node.end_byte, new)
         ctx.rewrites += 1
 
 
@@ -30,5 +29,5 @@ def _encoded_target(ctx: Context, node: Node, name: str) -> bytes | None:
     return new.encode() if new is not None else None
 
 
-#: ``per_name`` cache of ``rename``: the new spelling as bytes, or None.
-_TARGETS: dict[tuple, bytes | None] = {}
+#: The new spelling of a name token as bytes, or None, remembered per name.
+_target = PerName(_encoded_target)

@@ -16,7 +16,7 @@ from hipport.datafiles import mappings
 from hipport.findings import Effort, Severity
 from hipport.mapping import Status
 from hipport.parse import Node, call_name
-from hipport.names import NAME_NODES, in_tables, per_name, resolution_for
+from hipport.names import NAME_NODES, PerName, in_tables, resolution_for
 from hipport.rule import Rule
 from hipport.versions import short_version
 from hipport.registry import any_bytes_of, any_word_of
@@ -243,13 +243,9 @@ _STATUS_RULES = {
     NoHipCounterpart, NewerThanTarget, RemovedInTarget, DeprecatedInTarget, ExperimentalMapping, CudaMacroTest,
     SignatureDiffersForCuda))
 def api_status(node: Node, ctx: Context) -> None:
-    found = per_name(_STATUS, ctx, node, ctx.text(node), _status)
+    found = _status_of(ctx, node)
     if found is not None:
         ctx.report(found[0], node, found[1], found[2])
-
-
-#: ``per_name`` cache of ``api_status``: what ``_status`` says.
-_STATUS: dict[tuple, tuple | None] = {}
 
 
 def _status(ctx: Context, node: Node, name: str) -> tuple[Rule, str, str] | None:
@@ -291,6 +287,10 @@ def _status(ctx: Context, node: Node, name: str) -> tuple[Rule, str, str] | None
         Status.EXPERIMENTAL: "Review the HIP API; --experimental applies the rewrite.",
     }[res.status]
     return rule, message, hint
+
+
+#: What ``_status`` says of a name token, remembered per name.
+_status_of = PerName(_status)
 
 
 def _alias_spelling(ctx: Context, name: str) -> tuple[str, str] | None:
