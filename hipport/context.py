@@ -38,6 +38,8 @@ _NAME_RE = re.compile(rb"[A-Za-z_]\w*")
 #: experimental, a CUDA macro): moot where the project provides the name for HIP itself.
 NAME_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105", "HP106", "HP318"})
 S = TypeVar("S")
+#: ``Context._keeps`` of a wave64-only rule on a target with 64-lane waves.
+_WAVE64 = "wave64"
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Context:
         self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.src)]
         self._cuda_only = cuda_only_ranges(self.src, self.tree, self.options.hip_guards)
         self._suppressed = self._scan_suppressions()
+        self._kept: dict[str, object] = {}  # rule code -> ``_keeps``
 
     # -- per-file state ----------------------------------------------------------
     def state(self, cls: type[S]) -> S:
@@ -80,9 +83,12 @@ class Context:
         if not prefilters_on():
             return True
         src = self.src
-        start, end = (within.start_byte, within.end_byte) if within is not None else (0, len(src))
+        if within is None:
+            start, end = 0, len(src)
+        else:
+            start, end = within.start_byte, within.end_byte
         for needle in needles:
-            if isinstance(needle, bytes):
+            if needle.__class__ is bytes:
                 if src.find(needle, start, end) >= 0:
                     return True
             elif needle.search(src, start, end) is not None:
@@ -145,6 +151,16 @@ class Context:
             self._branches = model(self.src, self.path, self.options)
         return self._branches
 
+    def _keeps(self, rule: Rule) -> "bool | str":
+        """Whether this run keeps findings of ``rule`` at all, asked once per rule and file:
+        False, True, or ``_WAVE64`` (kept, but only outside code written for AMD)."""
+        if not rule.enabled(self.options):
+            return False
+        if rule.code not in gpus.wave64_rules():
+            return True
+        # 32-lane code on GPUs that all run 32-lane waves (RDNA) is right as written
+        return not gpus.wave32_only(gpus.archs_of(self.options)) and _WAVE64
+
     def _provided(self, start: int, end: int) -> bool:
         """Whether the name a finding starts with (``__trap`` of ``__trap()``) is one the
         project provides for its HIP build (``Branches.provides``)."""
@@ -189,11 +205,13 @@ class Context:
         """
         start, end = (where.start_byte, where.end_byte) if not isinstance(where, tuple) else where
         opts = self.options
-        if not rule.enabled(opts):
+        kept = self._kept.get(rule.code)
+        if kept is None:
+            kept = self._kept[rule.code] = self._keeps(rule)
+        if not kept:
             return False
-        if rule.code in gpus.wave64_rules() and (
-                gpus.wave32_only(gpus.archs_of(opts)) or self.branches.amd_only(start)):
-            return False  # 32-lane code on GPUs that all run 32-lane waves, or written for AMD
+        if kept is _WAVE64 and self.branches.amd_only(start):
+            return False  # wave64 code written for AMD
         hidden = self.in_cuda_only_branch(start)  # code a HIP build does not compile
         if hidden and not opts.all_branches:
             return False
