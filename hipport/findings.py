@@ -74,6 +74,13 @@ class Finding:
         more than reading the files."""
         return Finding, tuple(getattr(self, name) for name in _FINDING_FIELDS)
 
+    def at_output_line(self, line: int) -> "Finding":
+        """This finding with ``output_line`` set: ``dataclasses.replace`` without its
+        per-field bookkeeping (convert makes one per finding)."""
+        args = [getattr(self, name) for name in _FINDING_FIELDS]
+        args[_OUTPUT_LINE] = line
+        return Finding(*args)
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d["severity"] = str(self.severity)
@@ -84,3 +91,4 @@ class Finding:
 
 
 _FINDING_FIELDS = tuple(f.name for f in fields(Finding))
+_OUTPUT_LINE = _FINDING_FIELDS.index("output_line")

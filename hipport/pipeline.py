@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain, islice
 from pathlib import Path
@@ -101,7 +101,7 @@ def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Fin
     findings = ctx.findings
     if options.apply_fixes and new != data:  # convert: the line each finding has in the output
         at = output_lines(data, ctx.edits, new, [(f.line, f.col) for f in findings])
-        findings = [replace(f, output_line=n) for f, n in zip(findings, at)]
+        findings = [f.at_output_line(n) for f, n in zip(findings, at)]
     return new, sorted(findings, key=Finding.sort_key), ctx.rewrites
 
 
