@@ -45,8 +45,19 @@ MAX_HEADER_BYTES = 4 << 20
 MAX_UP = 3
 #: What may start a conditional directive or a project include (``#  ifdef`` indented too);
 #: a file with neither has nothing for the model to say, and is not even scanned.
-_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|el)", re.M)
-_PROJECT_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"', re.M)
+_CONDITIONAL = re.compile(rb"#[ \t]*(?:if|el)")
+_PROJECT_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"')
+_LINE_START = re.compile(rb"[ \t]*")
+
+
+def _has_directive(src: bytes, pattern: re.Pattern) -> bool:
+    """Whether ``pattern`` (from its ``#``) matches at the start of a line: a search for
+    the rare ``#`` first, then a look back, is far cheaper than a multi-line ``^`` regex."""
+    for m in pattern.finditer(src):
+        line = src.rfind(b"\n", 0, m.start()) + 1
+        if _LINE_START.match(src, line).end() == m.start():
+            return True
+    return False
 
 
 @dataclass
@@ -72,6 +83,8 @@ class Branches:
     #: the branches a CUDA build never compiles (written for AMD), worked out when first asked
     cuda_build: Callable[[], list[tuple[int, int]]] | None = field(default=None, repr=False)
     _amd: list[tuple[int, int]] | None = field(default=None, repr=False)
+    #: the branches of the file but its include guard: only code in them can be AMD-only
+    _in_branch: list[tuple[int, int]] = field(default_factory=list, repr=False)
     _amd_starts: list[int] = field(default_factory=list, repr=False)
     _own_names: dict[str, bool] = field(default_factory=dict, repr=False)
     #: for a file without conditionals: the analysis ``provides`` runs when first asked
@@ -90,6 +103,8 @@ class Branches:
     def amd_only(self, offset: int) -> bool:
         """In a branch a CUDA build of the same code never compiles: written for AMD."""
         if self._amd is None:
+            if not _within(self._in_branch, offset):
+                return False  # the CUDA pass is run only for code inside some branch
             self._amd = self.cuda_build() if self.cuda_build is not None else []
             self._amd_starts = [s for s, _ in self._amd]
         i = bisect.bisect_right(self._amd_starts, offset) - 1
@@ -125,8 +140,8 @@ def analyze(src: bytes, path: str, build: Build) -> Branches:
     project provides, worked out only if ``provides`` is asked (most files never are)."""
     if b"#" not in src:
         return NOTHING
-    if _CONDITIONAL.search(src) is None:  # no branch: only what the headers provide
-        if _PROJECT_INCLUDE.search(src) is None:
+    if not _has_directive(src, _CONDITIONAL):  # no branch: only what the headers provide
+        if not _has_directive(src, _PROJECT_INCLUDE):
             return NOTHING
         return Branches(pending=lambda: _analyze(src, path, build, dv.scan(src)))
     own = dv.scan(src)
@@ -145,6 +160,8 @@ def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Br
     found = _combine(results)
     found.cuda_build = lambda: _merge(
         [(s, e) for s, e, now in _Pass(cuda_build(build).copy(), base).run(own, path).branches if now == 0])
+    first = results[0]  # code in no branch but the include guard is compiled by every build
+    found._in_branch = _merge([(s, e) for s, e, _ in first.branches if s not in first.guards])
     found.from_headers = frozenset(
         key[len(_PROVIDES):] for r in results for key, st in r.macros.pseudo.items()
         if key.startswith(_PROVIDES) and st is not UNSEEN)
@@ -185,6 +202,7 @@ class _Pass:
         self.branches: list[tuple[int, int, int | None]] = []
         self.irrelevant: list[tuple[int, int]] = []
         self.gaps: list[int | None] = []  # the file's own: activity before each directive, and after
+        self.guards: set[int] = set()  # where the bodies of the file's include guards start
         self.sources: dict[str, tuple[tuple, bytes]] = {}  # headers met: path -> (directives, bytes)
 
     def run(self, own: list[dv.Directive], path: str) -> "_Pass":
@@ -210,6 +228,8 @@ class _Pass:
                 cond = self._condition(d, active, record)
                 if cond is None and k == "ifndef" and self._include_guard(items, i):
                     cond = 1
+                    if record:
+                        self.guards.add(d.end)
                 now = _and(active, cond)
                 stack.append([active, cond, now, d.end])
                 active = now
@@ -393,6 +413,12 @@ def _combine(results: list[_Pass]) -> Branches:
         everywhere = _intersect(everywhere, _merge(spans))
     skip = _merge(never + everywhere)
     return Branches(never, irrelevant, _skip=skip, _starts=[s for s, _ in skip])
+
+
+def _within(spans: list[tuple[int, int]], offset: int) -> bool:
+    """Whether ``offset`` lies in one of ``spans`` (merged)."""
+    i = bisect.bisect_right(spans, (offset, 1 << 63)) - 1
+    return i >= 0 and offset < spans[i][1]
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

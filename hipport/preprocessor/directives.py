@@ -30,8 +30,10 @@ _DIRECTIVE_START = re.compile(rb"^[ \t]*#[ \t]*([A-Za-z_]\w*)?", re.M)
 _CONTINUATION = re.compile(rb"\\\r?\n")
 _DEFINE = re.compile(r"\s*([A-Za-z_]\w*)(\()?")
 _INCLUDE = re.compile(r'\s*"([^"\n]+)"')
+_SYSTEM = re.compile(rb"[ \t]*<")
 
-#: The directives the branch model reads; others (#pragma, #error, #line) are skipped.
+#: The directives the branch model reads; others (#pragma, #error, #line, and #include
+#: of a ``<system>`` header) are skipped.
 KINDS = frozenset({
     "if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif",
     "define", "undef", "include", "include_next",
@@ -76,14 +78,14 @@ def scan(src: bytes) -> list[Directive]:
     pos = 0
     for m in _DIRECTIVE_START.finditer(src):
         start = m.start()
-        if start < pos or _inside(spans, starts, src.index(b"#", start)):
-            continue
-        end = _logical_end(src, m.end(), spans, starts)
-        pos = end
-        kind = (m.group(1) or b"").decode("latin-1")
-        if kind not in KINDS:
+        if start < pos or (spans and _inside(spans, starts, src.index(b"#", start))):
             continue
         arg_start = m.end()
+        end = _logical_end(src, arg_start, spans, starts)
+        pos = end
+        kind = (m.group(1) or b"").decode("latin-1")
+        if kind not in KINDS or (kind.startswith("inc") and _SYSTEM.match(src, arg_start)):
+            continue  # and #include <…>: the model never enters a system header
         out.append(Directive(kind, start, end, arg_start, _blank(src, arg_start, end, spans, starts)))
     return out
 
