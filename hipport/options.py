@@ -16,7 +16,7 @@ process pool without a command line.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -320,29 +320,6 @@ def config_keys() -> list[str]:
     return [f.key for f in FIELDS if f.key is not None] + list(SECTIONS)
 
 
-def closest(value: str, candidates: Iterable[str]) -> str | None:
-    """The candidate fewest edits away from ``value`` (ties: the first in sorted order),
-    if it is close enough to be what was meant; for "did you mean" in usage errors."""
-    best: tuple[int, str] | None = None
-    for c in sorted(set(candidates)):
-        d = _edits(value.lower(), c.lower())
-        if best is None or d < best[0]:
-            best = (d, c)
-    if best is None or best[0] > max(2, len(value) // 2):
-        return None
-    return best[1]
-
-
-def _edits(a: str, b: str) -> int:
-    """Levenshtein distance (insertions, deletions, substitutions)."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
-
-
 # -- resolving: defaults, then [tool.hipport], then flags ----------------------------
 
 def resolve(flags: Mapping[str, Any], table: Mapping[str, Any] | None = None,
@@ -358,6 +335,8 @@ def resolve(flags: Mapping[str, Any], table: Mapping[str, Any] | None = None,
     where = f"{source}: [tool.hipport]" if source is not None else "[tool.hipport]"
     for key in table:
         if key not in config_keys():
+            from hipport.suggest import closest
+
             hint = closest(key, config_keys())
             raise ConfigError(f"{where}: unknown key {key!r}" + (f"; did you mean {hint!r}?" if hint else ""))
     changes: dict[str, Any] = {}

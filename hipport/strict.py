@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from hipport.options import ConfigError, Options, closest, code_prefix
+from hipport.options import ConfigError, Options, code_prefix
+from hipport.suggest import closest
 from hipport.versions import NAMED_RELEASES, Version, short_version
 
 #: ``[tool.hipport]`` keys and flags that hold rule codes (``severity``: its table's keys).

@@ -6,13 +6,13 @@ Markdown page (the published rule reference) is built by the same code that user
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable, Mapping
 
 from hipport.report.common import rocm_range
 from hipport.report.markdown import anchor, code, escape
 from hipport.rule import Rule
+from hipport.suggest import close_matches
 from hipport.versions import short_version
 
 
@@ -29,8 +29,7 @@ def unknown_message(rules: Mapping[str, Rule], query: str) -> str:
     """The error for an unknown rule, naming the closest codes or slugs."""
     codes = [r.code for r in rules.values()]
     slugs = [r.slug for r in rules.values()]
-    close = difflib.get_close_matches(query.strip().upper(), codes, n=3)
-    close += difflib.get_close_matches(query.strip().lower(), slugs, n=3)
+    close = close_matches(query.strip(), codes) + close_matches(query.strip(), slugs)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `hipport rules` lists them all"
     return f"hipport: unknown rule {query!r}{hint}"
 

@@ -110,8 +110,10 @@ def format_description(desc: dict[str, Any]) -> str:
 
 
 def close_names(table: MappingTable, name: str, n: int = 5) -> list[str]:
-    """Known CUDA/HIP/ROC names, macros and headers spelled like ``name`` (for typos)."""
-    import difflib
+    """Known CUDA/HIP/ROC names, macros and headers spelled like ``name`` (for typos). The
+    cutoff is stricter than for option keys: tens of thousands of names would otherwise
+    answer every typo with a handful of unrelated ones."""
+    from hipport.suggest import close_matches
 
     pool = [*table.entries, *table.reverse_index(), *table.macros, *table.headers]
-    return difflib.get_close_matches(name, pool, n=n, cutoff=0.75)
+    return close_matches(name, pool, n=n, cutoff=0.75)
