@@ -7,6 +7,7 @@ that does not compile yet (unlike hipify-clang).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 
@@ -168,16 +169,43 @@ def loose_macro_body(src: bytes, arg: Node) -> tuple[int, int] | None:
     if arg.parent is None or arg.parent.type != "ERROR":
         return None
     prev = arg.prev_sibling
-    for _ in range(3):  # #define NAME [(params)] body
+    for back in range(3):  # #define NAME [(params)] body
         if prev is None:
             return None
-        if prev.type == "#define":
+        if prev.type == "#define" or (back == 0 and prev.type == "preproc_directive"
+                                      and not starts_line(src, prev.start_byte)):
+            # (The second: ``x#pragma y`` in broken code is no directive, so its "argument"
+            # is code; once conversion changes the code around it, the parser reads it so.)
             end = arg.end_byte
             while end > arg.start_byte and src[end - 1:end] in (b"\n", b"\r"):
                 end -= 1
             return (arg.start_byte, end) if end > arg.start_byte else None
         prev = prev.prev_sibling
     return None
+
+
+def starts_line(src: bytes, at: int) -> bool:
+    """True when the ``#`` at ``at`` begins a preprocessor directive: only blanks and
+    ``/* */`` comments stand before it on its line, and that line does not continue the
+    one before it (a backslash splice).
+
+    C recognizes a directive only there. tree-sitter also recovers directives from the
+    middle of a line of broken code (``c#include <cuda.h>``, ``f(#pragma x``), but whether
+    it does depends on the code around it, which a conversion changes: treating such text
+    as a directive made the next conversion read the line differently (an identifier
+    renamed, a header converted or an include added only on the second run). The bytes
+    decide instead.
+    """
+    line_start = src.rfind(b"\n", 0, at) + 1
+    if src[max(0, line_start - 3):line_start].rstrip(b"\r\n").endswith(b"\\"):
+        return False
+    before = src[line_start:at]
+    if b"/*" in before:
+        before = _BLOCK_COMMENT.sub(b" ", before)
+    return not before.strip()
+
+
+_BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
 
 
 def _point(src: bytes, anchor: Node, offset: int) -> tuple[int, int]:

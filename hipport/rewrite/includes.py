@@ -15,7 +15,7 @@ import re
 
 from hipport.context import Context
 from hipport.edits import Edit
-from hipport.parse import Node
+from hipport.parse import Node, starts_line
 from hipport.rewrite import REGISTRY
 
 HIP_RUNTIME = "hip/hip_runtime.h"
@@ -52,6 +52,8 @@ def _rewrite(ctx: Context, node: Node, path_node: Node | None, end: int) -> None
     where the whole directive (with its newline) ends, for removing a duplicate."""
     if path_node is None or path_node.type not in ("system_lib_string", "string_literal"):
         return  # #include MACRO: nothing to rewrite textually
+    if not starts_line(ctx.src, node.start_byte):
+        return  # not a directive (parse.starts_line): left as text, neither converted nor counted
     inner_start, inner_end = path_node.start_byte + 1, path_node.end_byte - 1
     header = ctx.src[inner_start:inner_end].decode("utf-8", "replace").strip()
     if header.endswith(".cu") and ctx.options.rename:  # x.cu is written as x.hip
@@ -67,30 +69,18 @@ def _rewrite(ctx: Context, node: Node, path_node: Node | None, end: int) -> None
         seen.add((branch, header))
         return
     if res.action == "drop":
-        if _starts_line(ctx.src, node.start_byte):
-            ctx.edit(node.start_byte, end, b"")
-            ctx.rewrites += 1
+        ctx.edit(node.start_byte, end, b"")
+        ctx.rewrites += 1
         return
     if res.action != "map" or not res.target:
         seen.add((branch, header))
         return
-    if (branch, res.target) in seen and _starts_line(ctx.src, node.start_byte):
+    if (branch, res.target) in seen:
         ctx.edit(node.start_byte, end, b"")  # already included in this branch
     elif res.target != header:
         ctx.edit(inner_start, inner_end, res.target)
     seen.add((branch, res.target))
     ctx.rewrites += 1
-
-
-def _starts_line(src: bytes, at: int) -> bool:
-    """True when only blanks stand before ``at`` on its line.
-
-    Removing a directive the parser recovered from the middle of a line (``c#include
-    <cuda.h>\nudaError_t``) would join the text on either side into a new token that only
-    a second conversion renames; such a directive is rewritten in place or left alone.
-    """
-    line_start = src.rfind(b"\n", 0, at) + 1
-    return not src[line_start:at].strip()
 
 
 def _branch(node: Node) -> int:

@@ -72,11 +72,14 @@ def rewrite_launch(node: Node, ctx: Context) -> None:
     args = node.child_by_field_name("arguments")
     if fn is None or config is None or args is None or args.child_count < 2:
         return
-    if fn.start_byte == fn.end_byte or fn.is_missing:
-        return  # no kernel name, only the parser's placeholder: nothing to launch
     parts = [c for c in config.named_children if c.type != "comment"]
-    if not 2 <= len(parts) <= 4 or config.has_error or args.has_error:
-        return  # malformed launch: leave it for a person (and the compiler) to see
+    if not 2 <= len(parts) <= 4 or node.has_error:
+        # Malformed launch: leave it for a person (and the compiler) to see. That covers
+        # a kernel name that is only the parser's placeholder or holds an error (text the
+        # parser skipped between the name and ``<<<``, which the rewrite would swallow
+        # and collide with its renames), and error recovery that made a launch of code
+        # only a reparse after conversion would read otherwise.
+        return
     template = _is_template(fn, ctx)
     open0, open1 = ("" if _is_dim3(p, ctx) else "dim3(" for p in parts[:2])
     close0, close1 = (")" if o else "" for o in (open0, open1))
