@@ -390,8 +390,8 @@ def find_project_config(start: Path) -> Path | None:
         if candidate.is_file():
             try:
                 data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue
+            except (OSError, UnicodeDecodeError, RecursionError, tomllib.TOMLDecodeError):
+                continue  # (RecursionError: 100,000 nested "[", as invalid as any other)
             if "hipport" in data.get("tool", {}):
                 return candidate
     return None
@@ -406,6 +406,8 @@ def read_project_config(path: Path) -> dict:
         raise ConfigError(f"{path}: cannot read: {e}") from e
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from e
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply for the TOML parser") from None
     table = data.get("tool", {}).get("hipport", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: tool.hipport must be a table")

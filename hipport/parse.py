@@ -165,23 +165,31 @@ def macro_body_range(src: bytes, node: Node) -> tuple[int, int] | None:
 def loose_macro_body(src: bytes, arg: Node) -> tuple[int, int] | None:
     """The body of a ``#define`` the parser could only recover as loose tokens inside an
     ERROR node (unbalanced code before it): a ``preproc_arg`` there that follows a
-    ``#define`` token. Other ``preproc_arg`` nodes (``#pragma`` arguments) are not code."""
-    if arg.parent is None or arg.parent.type != "ERROR":
+    ``#define`` token. Other ``preproc_arg`` nodes (``#pragma`` arguments) are not code,
+    except the "argument" of a directive in the middle of a line: ``x#pragma y`` in broken
+    code is no directive (``starts_line``), so what follows it is code, as the parser reads
+    it once conversion has changed the code around it."""
+    if arg.parent is None:
         return None
     prev = arg.prev_sibling
-    for back in range(3):  # #define NAME [(params)] body
+    if prev is not None and prev.type == "preproc_directive" and not starts_line(src, prev.start_byte):
+        return _without_newline(src, arg)
+    if arg.parent.type != "ERROR":
+        return None
+    for _ in range(3):  # #define NAME [(params)] body
         if prev is None:
             return None
-        if prev.type == "#define" or (back == 0 and prev.type == "preproc_directive"
-                                      and not starts_line(src, prev.start_byte)):
-            # (The second: ``x#pragma y`` in broken code is no directive, so its "argument"
-            # is code; once conversion changes the code around it, the parser reads it so.)
-            end = arg.end_byte
-            while end > arg.start_byte and src[end - 1:end] in (b"\n", b"\r"):
-                end -= 1
-            return (arg.start_byte, end) if end > arg.start_byte else None
+        if prev.type == "#define":
+            return _without_newline(src, arg)
         prev = prev.prev_sibling
     return None
+
+
+def _without_newline(src: bytes, arg: Node) -> tuple[int, int] | None:
+    end = arg.end_byte
+    while end > arg.start_byte and src[end - 1:end] in (b"\n", b"\r"):
+        end -= 1
+    return (arg.start_byte, end) if end > arg.start_byte else None
 
 
 def starts_line(src: bytes, at: int) -> bool:

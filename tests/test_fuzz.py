@@ -33,7 +33,8 @@ def test_the_classifier_sees_each_class() -> None:
     assert fuzz.classify(b"__global__ void k(){}\n", "a.cu", opts) is None
 
 
-#: The failures the long run (seeds 1-3, 10,000 inputs each) still found, minimised (ddmin):
+#: The failures the long run (seeds 1-3, 10,000 inputs each) still found, minimised (ddmin),
+#: before and during the fixes:
 #: (file name, option set of fuzz.option_sets(), input). Each failed before its fix.
 LONG_RUN_FAILURES = [
     # A "directive" in the middle of a line is no directive (parse.starts_line): it was
@@ -52,6 +53,16 @@ LONG_RUN_FAILURES = [
     ("b.cuh", 2, b"e\n_ A'A' p e)<<<1,s>>>()"),
     ("b.cuh", 2, b"<1,e\nCUDA_SUCCESS k<<<1,s>>>()"),
     ("c.cpp", 2, b"#h\n<<<g,b>>>().<<<g,b>>>()"),
+    ("c.cpp", 2, b"k<<<1,s>>>();}k<<<1,s>>>()"),  # a clean launch inside a malformed one
+    # An include at the start of a line that the parser read as comparisons (< cuda . h >):
+    # converted from its bytes, and renames inside it dropped (they collided: cuComplex).
+    ("a.cu", 2, b"3<<<g,b>>>();.\n#include<cuda.h>"),
+    ("a.cu", 0, b"x = (a\n#include<cuComplex.h>\n"),
+    ("a.cu", 0, b"i#i b,cudaStream_t{\nd<<<"),  # a mid-line directive outside an ERROR node
+    # The added include went after a line splice: it continued that line and pushed the
+    # text there onto a line of its own for the next run.
+    ("a.cu", 0, b"\\\n#include<cuda_runtime.h>cudaSuccess"),
+    ("b.cuh", 0, b"//<<<\n\\\n#include<cuda_runtime.h>"),
 ]
 
 

@@ -321,3 +321,23 @@ def test_a_source_over_the_size_bound_is_one_error(tmp_path: Path, monkeypatch) 
     size = len(KERNEL * 40)
     assert f"hipport: error: big.cu: {size:,} bytes, over the bound of 1,024 bytes" in r.stderr
     assert "k.cu" not in r.stderr  # the other file went through
+
+
+@pytest.mark.parametrize("command", ["convert", "scan", "check"])
+def test_a_deeply_nested_pyproject_near_the_input_is_no_traceback(tmp_path: Path, command: str) -> None:
+    """Found re-checking the breaks: the [tool.hipport] lookup parsed every pyproject.toml
+    above the inputs with no guard, so 100,000 nested ``[`` there was a RecursionError
+    traceback (exit 1) for convert, scan and check; it is now invalid TOML like any other."""
+    (tmp_path / "pyproject.toml").write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    (tmp_path / "k.cu").write_bytes(KERNEL)
+    args = [command, str(tmp_path / "k.cu")] + (["-o", str(tmp_path / "out")] if command == "convert" else [])
+    r = run(*args)
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    assert r.exit_code in (0, 1) and "Traceback" not in r.output
+
+
+def test_a_deeply_nested_hipport_config_given_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.hipport]\nrocm = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    (tmp_path / "k.cu").write_bytes(KERNEL)
+    r = run("scan", "--config", str(tmp_path / "pyproject.toml"), str(tmp_path / "k.cu"))
+    assert r.exit_code == 2 and "nested too deeply" in r.output, r.output

@@ -33,28 +33,49 @@ def _included(ctx: Context) -> set[tuple[int, str]]:
 
 @REGISTRY.visits("preproc_include")
 def rewrite_include(node: Node, ctx: Context) -> None:
-    _rewrite(ctx, node, node.child_by_field_name("path"), node.end_byte)
+    path = node.child_by_field_name("path")
+    if path is not None and path.type in ("system_lib_string", "string_literal"):
+        _rewrite(ctx, node, path.start_byte + 1, path.end_byte - 1, node.end_byte)
+
+
+#: The path of an include read from the bytes: ``<...>`` or ``"..."`` after ``#include``.
+_PATH = re.compile(rb'#[ \t]*include[ \t]*(?:<([^>\n]*)>|"([^"\n]*)")')
 
 
 @REGISTRY.visits("#include")
 def rewrite_include_in_error(node: Node, ctx: Context) -> None:
     """An ``#include`` the parser could only recover as loose tokens inside an ERROR node
-    (unbalanced code before it, no newline after it): still an include to convert."""
+    (unbalanced code before it, no newline after it): still an include to convert, if it
+    starts its line. The path is read from the bytes: the parser may have taken
+    ``<cuda.h>`` for comparisons (``< cuda.h >``), which it reads as a path only once a
+    conversion has changed the code before it."""
     if node.parent is None or node.parent.type != "ERROR":
         return
-    path = node.next_sibling
-    if path is not None and path.type in ("system_lib_string", "string_literal"):
-        _rewrite(ctx, node, path, path.end_byte)
+    m = _PATH.match(ctx.src, node.start_byte)
+    if m is not None and starts_line(ctx.src, node.start_byte):
+        group = 1 if m.start(1) != -1 else 2
+        line_end = ctx.src.find(b"\n", m.end())
+        end = len(ctx.src) if line_end == -1 else line_end + 1
+        before = len(ctx.edits)
+        _rewrite(ctx, node, m.start(group), m.end(group), end)
+        ctx.scratch.setdefault("include_ranges", []).append(
+            (node.start_byte, end, frozenset(ctx.edits[before:])))
 
 
-def _rewrite(ctx: Context, node: Node, path_node: Node | None, end: int) -> None:
-    """Rewrite the include starting at ``node`` whose path is ``path_node``; ``end`` is
-    where the whole directive (with its newline) ends, for removing a duplicate."""
-    if path_node is None or path_node.type not in ("system_lib_string", "string_literal"):
-        return  # #include MACRO: nothing to rewrite textually
+def _drop_edits_inside(ctx: Context) -> None:
+    """An include read from the bytes is a directive, not code: renames the walk made in
+    it (``cuComplex`` of ``<cuComplex.h>`` taken for a type) are dropped, as they would
+    collide with the include's own rewrite, or rename a path a parsed include keeps."""
+    for start, end, own in ctx.scratch["include_ranges"]:
+        ctx.edits[:] = [e for e in ctx.edits if e in own or not (start <= e.start and e.end <= end)]
+
+
+def _rewrite(ctx: Context, node: Node, inner_start: int, inner_end: int, end: int) -> None:
+    """Rewrite the include starting at ``node`` whose path (between its delimiters) is
+    ``src[inner_start:inner_end]``; ``end`` is where the whole directive (with its
+    newline) ends, for removing a duplicate."""
     if not starts_line(ctx.src, node.start_byte):
         return  # not a directive (parse.starts_line): left as text, neither converted nor counted
-    inner_start, inner_end = path_node.start_byte + 1, path_node.end_byte - 1
     header = ctx.src[inner_start:inner_end].decode("utf-8", "replace").strip()
     if header.endswith(".cu") and ctx.options.rename:  # x.cu is written as x.hip
         at = ctx.src.rindex(b".cu", inner_start, inner_end)
@@ -108,6 +129,8 @@ def add_hip_runtime(ctx: Context) -> None:
     file that includes hip_runtime.h only after another HIP header gets it at the top too
     (the later include is then harmless).
     """
+    if "include_ranges" in ctx.scratch:
+        _drop_edits_inside(ctx)
     runtime_at = ctx.scratch.get("runtime_at")
     hip_header_at = ctx.scratch.get("hip_header_at")
     if not ctx.path.lower().endswith(IMPLICIT_RUNTIME_SUFFIXES):
@@ -122,6 +145,8 @@ def add_hip_runtime(ctx: Context) -> None:
         return
     newline = b"\r\n" if b"\r\n" in ctx.src else b"\n"
     at, before = _own_line(ctx, _insertion_point(ctx), newline)
+    if not before:
+        at = _unspliced(ctx.src, at)
     if runtime_at is not None and at >= runtime_at:
         return  # the first place it could go is the existing include (the HIP header
         # before it sits in an #if branch): a second copy there would add nothing
@@ -161,6 +186,15 @@ def _own_line(ctx: Context, at: int, newline: bytes) -> tuple[int, bytes]:
     if node is not None and node.type == "comment" and node.start_byte < start:
         return at, newline
     return start, b""
+
+
+def _unspliced(src: bytes, at: int) -> int:
+    """The start of the logical line that line start ``at`` is part of: after a line
+    ending in a backslash, an include added at ``at`` would continue that line (no
+    directive), and push what stood there onto a line of its own for the next run."""
+    while at > 0 and src[max(0, at - 3):at].rstrip(b"\r\n").endswith(b"\\"):
+        at = src.rfind(b"\n", 0, at - 1) + 1
+    return at
 
 
 #: A rename to one of these spellings is a call of the HIP runtime API (hipMalloc,

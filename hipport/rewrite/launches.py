@@ -80,6 +80,11 @@ def rewrite_launch(node: Node, ctx: Context) -> None:
         # and collide with its renames), and error recovery that made a launch of code
         # only a reparse after conversion would read otherwise.
         return
+    outer = node.parent
+    if outer is not None and outer.type == "call_expression" and outer.has_error \
+            and any(c.type == "kernel_call_syntax" for c in outer.children):
+        return  # inside such a launch (``k<<<1,s>>>();}k<<<1,s>>>()`` read as one): left
+        # with it, or the rewrite changes how the parser reads the rest the next time
     template = _is_template(fn, ctx)
     open0, open1 = ("" if _is_dim3(p, ctx) else "dim3(" for p in parts[:2])
     close0, close1 = (")" if o else "" for o in (open0, open1))
