@@ -15,6 +15,8 @@ place and its other chunks, and the run goes on.
 from __future__ import annotations
 
 import os
+import signal
+import sys
 import traceback
 from collections.abc import Callable, Iterator
 from itertools import islice
@@ -66,7 +68,8 @@ class _Worker:
         # worker's: it closes them, so that when the parent dies (even by SIGKILL) every
         # pipe reaches end-of-file and each worker exits instead of waiting forever.
         inherited = [*others, self.conn] if context.get_start_method() == "fork" else []
-        self.process = context.Process(target=_serve, args=(child, fn, inherited), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, fn, inherited, os.getpid()),
+                                       daemon=True)
         self.process.start()
         child.close()
         self.held: list[tuple[int, list]] = []  # chunks sent, not yet answered
@@ -160,11 +163,13 @@ class _Pool:
             w.conn.close()
 
 
-def _serve(conn: Any, fn: Callable, inherited: list[Any]) -> None:
+def _serve(conn: Any, fn: Callable, inherited: list[Any], parent: int) -> None:
     """A worker's loop: a chunk in, its results (or the traceback of a bug) out; it ends
     when the parent says so or its pipe closes (the parent is gone)."""
     for c in inherited:
         c.close()
+    if not _die_with(parent):
+        return
     while True:
         try:
             message = conn.recv()
@@ -184,3 +189,17 @@ def _serve(conn: Any, fn: Callable, inherited: list[Any]) -> None:
                 conn.send((index, False, traceback.format_exc()))
             except OSError:
                 return
+
+
+def _die_with(parent: int) -> bool:
+    """On Linux, ask for SIGTERM when the parent dies: the closed pipe is noticed only
+    between chunks, and one chunk can be a 16 MiB file (minutes). False when the parent
+    is already gone (it died before the request could cover it)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass  # no prctl: the pipe still ends the worker after its chunk
+    return os.getppid() == parent

@@ -4,6 +4,7 @@ killed runs' temporaries, file modes. Every input is made here, at test time."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -269,6 +270,45 @@ def test_workers_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
     for p in alive:  # clean up before failing
         os.kill(p, 9)
     assert not alive, "workers outlived their parent"
+
+
+BUSY_PARENT = r"""
+import os, sys, threading, time
+from hipport.workers import ordered_map
+
+def busy(item):
+    open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+    time.sleep(120)  # one long file: the closed pipe is not read until it is done
+    return item
+
+results = ordered_map(busy, iter(range(100)), 2, lambda item, why: None)
+threading.Thread(target=next, args=(results,), daemon=True).start()
+while len(os.listdir(sys.argv[1])) < 2:
+    time.sleep(0.05)
+os.kill(os.getpid(), 9)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_worker_busy_with_a_long_file_ends_with_its_killed_parent(tmp_path: Path) -> None:
+    import subprocess
+
+    script = tmp_path / "parent.py"
+    script.write_text(BUSY_PARENT)
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    subprocess.run([sys.executable, str(script), str(busy)], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=60)
+    pids = [int(p.name) for p in busy.iterdir()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in pids if _running(p)]
+        time.sleep(0.1)
+    for p in alive:
+        os.kill(p, 9)
+    assert not alive, "a busy worker outlived its parent"
 
 
 def _running(pid: int) -> bool:
