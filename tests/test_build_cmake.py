@@ -52,6 +52,20 @@ CASES = [
         "set(CMAKE_HIP_FLAGS_RELEASE \"${CMAKE_HIP_FLAGS_RELEASE} -O3\")\n",
         [], id="language-variables"),
     pytest.param(
+        "if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)\n  set(CMAKE_CUDA_ARCHITECTURES 70)\n"
+        "  list(APPEND CMAKE_CUDA_ARCHITECTURES 86-real 90-virtual)\n  list(APPEND CMAKE_CUDA_ARCHITECTURES ${MORE})\nendif()\n",
+        "if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n  set(CMAKE_HIP_ARCHITECTURES gfx942)\n"
+        "  list(APPEND CMAKE_HIP_ARCHITECTURES ${MORE})\nendif()\n",
+        ["HP601", "HP601", "HP601"], id="architectures-appended"),
+    pytest.param(
+        'file(GLOB SRCS "k/*.cu")\nlist(APPEND ALL ${SRCS} extra.cu)\nadd_library(m other.cu)\n'
+        "set_source_files_properties(${ALL} PROPERTIES LANGUAGE CXX)\n"
+        "set_source_files_properties(other.cu PROPERTIES COMPILE_OPTIONS -x;musa LANGUAGE CXX)\n",
+        'file(GLOB SRCS "k/*.cu")\nlist(APPEND ALL ${SRCS} extra.cu)\nadd_library(m other.cu)\n'
+        "set_source_files_properties(${ALL} PROPERTIES LANGUAGE CXX)\n"
+        "set_source_files_properties(other.cu PROPERTIES COMPILE_OPTIONS -x;musa LANGUAGE CXX)\n",
+        [], id="sources-the-file-gives-a-language-itself"),
+    pytest.param(
         "set(CMAKE_CUDA_ARCHITECTURES 70 75 80)\n",
         "set(CMAKE_HIP_ARCHITECTURES gfx942)\n",
         ["HP601"], id="architectures-variable"),

@@ -57,6 +57,10 @@ EXPECTED_FAILURES: dict[str, str | dict[str, str]] = {
     "examples/cuda-project/src/main.cu": NO_LIBRARY,
 }
 
+#: Include directories a project's build file adds (the tier reads no CMake):
+#: the CUDA-samples layout's include_directories(../../../Common).
+INCLUDE_DIRS = ("examples/cuda-samples/Common",)
+
 #: Unpredicted errors hipport knows about: (rel path, text in the message; "" = any[, the
 #: only target or engine it occurs with]) → why.
 #: Each is work for the converter or the rules; the goal is an empty dict.
@@ -125,7 +129,7 @@ def test_every_fixture_and_example_compiles_or_is_expected_to_fail(rocm, tmp_pat
         pass
     assert units, "no translation units found under fixtures/ and examples/"
     result = V.verify(units, compiler=compiler, target=options.rocm,
-                      includes=V.include_roots(the_plan), jobs=2)
+                      includes=V.include_roots(the_plan) + [out / d for d in INCLUDE_DIRS], jobs=2)
     report = V.render(result)
 
     failing = {_rel(r.path, out) for r in result.failed()}

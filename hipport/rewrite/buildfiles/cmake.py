@@ -61,7 +61,8 @@ class State:
     """What one pass over a file learns and what it inserts at the end."""
 
     found_packages: dict[str, list[int]] = field(default_factory=dict)  # name → offsets
-    hip_sources: set[str] = field(default_factory=set)  # already LANGUAGE HIP
+    hip_sources: set[str] = field(default_factory=set)  # given a LANGUAGE (names, ${vars})
+    appended: dict[str, set[str]] = field(default_factory=dict)  # ${V} → ${X} of list(APPEND X ${V})
     needed: dict[str, int] = field(default_factory=dict)  # package → offset of first use
     cuda_find: Node | None = None  # the first find_package(CUDAToolkit|CUDA)
     cuda_find_flags: str = " REQUIRED"
@@ -118,9 +119,11 @@ def _survey(ctx: BuildContext, cmd: Node, args: list[Arg], st: State) -> None:
             st.cuda_find_flags = "".join(f" {w}" for w in words[1:] if w in ("REQUIRED", "QUIET"))
     elif name == "set_source_files_properties" and "PROPERTIES" in words:
         i = words.index("PROPERTIES")
-        props = words[i + 1:]
-        if any(props[k] == "LANGUAGE" and props[k + 1:k + 2] == ["HIP"] for k in range(len(props))):
+        if "LANGUAGE" in words[i + 1::2]:  # HIP, CUDA (HIP once converted) or another: the file's choice
             st.hip_sources.update(words[:i])
+    elif name == "list" and words[:1] == ["APPEND"] and len(words) > 2:
+        for w in words[2:]:
+            st.appended.setdefault(w, set()).add(f"${{{words[1]}}}")
     elif name == "cmake_minimum_required":
         st.minimum = cmd
     elif name in ("project", "enable_language") and "HIP" in words:
@@ -161,7 +164,7 @@ def _command(ctx: BuildContext, cmd: Node, args: list[Arg], st: State) -> None:
     if name == "include" and texts[:1] == ["FindCUDA"]:
         ctx.report("HP606", cmd.start_byte, cmd.end_byte, "include(FindCUDA): the legacy CUDA module",
                    "use enable_language(HIP) and find_package(hip)")
-    _architectures(ctx, name, args)
+    _architectures(ctx, cmd, name, args)
     moved = name in _FLAG_SETTERS and nvcc_flags_list(ctx, cmd, name, args)
     flag_ctx = None if moved else _flag_context(name, texts)
     sep_is_space = name in ("set", "string") and len(texts) > 1 and texts[_FLAG_SETTERS[name]].startswith("CMAKE_")
@@ -277,7 +280,7 @@ def _legacy_link(ctx: BuildContext, cmd: Node, name: str, args: list[Arg], st: S
     st.needed.setdefault(lib.package, cmd.start_byte)
 
 
-def _architectures(ctx: BuildContext, name: str, args: list[Arg]) -> None:
+def _architectures(ctx: BuildContext, cmd: Node, name: str, args: list[Arg]) -> None:
     """The values given to CMAKE_CUDA_ARCHITECTURES / the CUDA_ARCHITECTURES property."""
     names = ("CMAKE_CUDA_ARCHITECTURES", "CUDA_ARCHITECTURES")
     texts = [a.text for a in args]
@@ -289,6 +292,10 @@ def _architectures(ctx: BuildContext, name: str, args: list[Arg]) -> None:
         values = args[i + 1:i + 2]
     elif name == "set_property" and "CUDA_ARCHITECTURES" in texts:
         values = args[texts.index("CUDA_ARCHITECTURES") + 1:]
+    elif name == "list" and texts[1:2] == ["CMAKE_CUDA_ARCHITECTURES"] and \
+            texts[0] in ("APPEND", "PREPEND", "INSERT") and len(args) > 2:
+        _appended_architectures(ctx, cmd, args[3 if texts[0] == "INSERT" else 2:])
+        return
     else:
         return
     if not values:
@@ -306,6 +313,22 @@ def _architectures(ctx: BuildContext, name: str, args: list[Arg]) -> None:
     ctx.edit(values[0].node.start_byte, values[-1].node.end_byte, new)
     ctx.report("HP601", values[0].node.start_byte, values[-1].node.end_byte,
                f"CUDA architectures {shown} → {';'.join(arch)} (from --offload-arch)",
+               "build for every AMD GPU you ship for: --offload-arch gfx90a,gfx942 (or CMAKE_HIP_ARCHITECTURES)",
+               fixed=True)
+
+
+def _appended_architectures(ctx: BuildContext, cmd: Node, values: list[Arg]) -> None:
+    """``list(APPEND CMAKE_CUDA_ARCHITECTURES 86-real 90-virtual)``: NVIDIA GPUs added to a
+    list whose AMD GPUs the converted ``set()`` already gives; the command goes."""
+    shown = " ".join(a.text for a in values)
+    if any("${" in a.text for a in values):
+        ctx.report("HP601", values[0].node.start_byte, values[-1].node.end_byte,
+                   f"CMAKE_CUDA_ARCHITECTURES += {shown}: CUDA architectures from a variable",
+                   f"append AMD GPUs ({';'.join(arch_list(ctx.options))}) or nothing")
+        return
+    ctx.remove(cmd.start_byte, cmd.end_byte)
+    ctx.report("HP601", cmd.start_byte, cmd.end_byte,
+               f"CUDA architectures {shown} appended: removed (the AMD GPUs come from --offload-arch)",
                "build for every AMD GPU you ship for: --offload-arch gfx90a,gfx942 (or CMAKE_HIP_ARCHITECTURES)",
                fixed=True)
 

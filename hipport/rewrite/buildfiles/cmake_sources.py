@@ -4,7 +4,8 @@ before or after a command, indented like it, with the file's line ending.
 A ``.cu`` source is compiled by CMake's CUDA language whatever the project enables; in a
 HIP build each needs the source property ``LANGUAGE HIP``. Sources named in a command get
 it on the next line; a glob of ``.cu`` files alone gets it for its variable; a glob that
-mixes them with other sources is reported (HP609).
+mixes them with other sources is reported (HP609). Where the file gives them a LANGUAGE
+itself (directly, or to a list they are appended to), nothing is added.
 """
 
 from __future__ import annotations
@@ -21,9 +22,26 @@ if TYPE_CHECKING:
 Node = tree_sitter.Node
 
 
+def has_language(st: "State", name: str) -> bool:
+    """Whether the file gives ``name`` (a source, or a ``${VAR}``) a LANGUAGE itself, also
+    through a list it is appended to: ``list(APPEND ALL ${SRCS})`` then ``ALL``'s LANGUAGE."""
+    seen, todo = set(), [name]
+    while todo:
+        n = todo.pop()
+        if n in st.hip_sources:
+            return True
+        seen.add(n)
+        todo += [m for m in st.appended.get(n, ()) if m not in seen]
+    return False
+
+
 def cu_sources(ctx: BuildContext, cmd: Node, name: str, args: list["Arg"], st: "State") -> None:
+    if name in ("set", "list") and args:
+        var = args[0].text if name == "set" else args[1].text if len(args) > 1 else ""
+        if has_language(st, f"${{{var}}}"):
+            return
     names = [a.text for a in args[1:] if a.kind != "bracket_argument" and a.text.endswith(".cu")
-             and "$<" not in a.text and a.text not in st.hip_sources]
+             and "$<" not in a.text and not has_language(st, a.text)]
     if name == "set":
         names = [n for n in names if ";" not in n]
     if names:
@@ -37,7 +55,7 @@ def cu_glob(ctx: BuildContext, cmd: Node, args: list["Arg"], st: "State") -> Non
     if len(args) < 2 or not any(p.endswith(".cu") for p in patterns):
         return
     var = f"${{{args[1].text}}}"
-    if _next_sets_language(ctx, cmd, var):
+    if has_language(st, var) or _next_sets_language(ctx, cmd, var):
         return
     if all(p.endswith((".cu", ".cuh")) for p in patterns):
         insert_after(ctx, cmd, f"set_source_files_properties({var} PROPERTIES LANGUAGE HIP)")
