@@ -242,6 +242,9 @@ CONST_SIGNATURES = {
     "void m(const CUDA_ARRAY3D_DESCRIPTOR* d) { CUDA_ARRAY3D_DESCRIPTOR own; cuMipmappedArrayCreate(&a, d, 1); cuMipmappedArrayCreate(&a, &own, 1); }": (
         "void m(const HIP_ARRAY3D_DESCRIPTOR* d) { HIP_ARRAY3D_DESCRIPTOR own; hipMipmappedArrayCreate(&a, "
         "const_cast<HIP_ARRAY3D_DESCRIPTOR*>(d), 1); hipMipmappedArrayCreate(&a, &own, 1); }",) * 2,
+    "cuuint64_t id; cuStreamGetCaptureInfo(s, &st, &id); unsigned long long f; cuGraphExecGetFlags(e, &f);": (
+        "uint64_t id; hipStreamGetCaptureInfo(s, &st, reinterpret_cast<unsigned long long*>(&id)); "
+        "unsigned long long f; hipGraphExecGetFlags(e, &f);",) * 2,
     "cuLinkCreate(0, nullptr, nullptr, &st);": (
         "hiprtcLinkCreate(0, nullptr, nullptr, &st);", "hipLinkCreate(0, nullptr, nullptr, &st);"),
 }

@@ -405,6 +405,23 @@ def attach_spans(rows_by: dict[str, dict[str, dict[str, object]]],
     unused = sorted(set(overrides) - used)
     if unused:
         raise TableError(f"timeline.toml: overrides for names no table lists: {', '.join(unused)}")
+    add_rows(rows_by, timeline)
+
+
+def add_rows(rows_by: dict[str, dict[str, dict[str, object]]], timeline: dict) -> None:
+    """The ``[[additions]]`` of ``timeline.toml``: CUDA names no edition lists, read off the
+    CUDA and HIP headers, each with one span carrying its reason."""
+    for item in timeline.get("additions", []):
+        rows = rows_by[item["family"]]
+        if item["cuda"] in rows:
+            raise TableError(f"timeline.toml: addition {item['cuda']} is already in the tables")
+        if not any(r["section"] == item["section"] for r in rows.values()):
+            raise TableError(f"timeline.toml: addition {item['cuda']}: no section {item['section']!r}")
+        row: dict[str, object] = {c: None for c in COLUMNS}
+        row.update(cuda=item["cuda"], kind=item["kind"], section=item["section"], hip=item["hip"],
+                   hip_added=item["hip_added"])
+        row["spans"] = [_span(row, None, None, f"{item['reason']} [{item['source']}]")]
+        rows[item["cuda"]] = row
 
 
 def _document(family: str, rows: dict[str, dict[str, object]], sources: list[str],
