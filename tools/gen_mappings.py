@@ -419,7 +419,7 @@ def add_rows(rows_by: dict[str, dict[str, dict[str, object]]], timeline: dict) -
             raise TableError(f"timeline.toml: addition {item['cuda']}: no section {item['section']!r}")
         row: dict[str, object] = {c: None for c in COLUMNS}
         row.update(cuda=item["cuda"], kind=item["kind"], section=item["section"], hip=item["hip"],
-                   hip_added=item["hip_added"])
+                   hip_added=item.get("hip_added"))
         row["spans"] = [_span(row, None, None, f"{item['reason']} [{item['source']}]")]
         rows[item["cuda"]] = row
 
