@@ -168,3 +168,26 @@ def test_page_loads_in_headless_chromium(tmp_path):
     _run_chromium(exe, tmp_path, f"--screenshot={png}", "--window-size=1280,2000", url)
     data = png.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 20_000
+
+
+def test_outputs_elsewhere_have_their_own_root_and_rule_pages_nest():
+    # convert SRC -o /elsewhere: inputs and outputs share only "/", which made every path
+    # absolute; each side is now relative to its own root, in both formats.
+    report = sample_report()
+    src, out = "/home/me/proj/src/", "/tmp/ported/"
+    files = [dataclasses.replace(f, path=src + f.path.rsplit("/", 1)[-1], output=out + f.path.rsplit("/", 1)[-1])
+             for f in report.files]
+    deep = [dataclasses.replace(f, path=src + f.path.rsplit("/", 1)[-1]) for f in report.findings]
+    moved = dataclasses.replace(report, findings=deep, files=files)
+    page, md = render(moved, "html"), render(moved, "markdown")
+    assert "paths relative to <code>/home/me/proj/src</code>, outputs to <code>/tmp/ported</code>" in page
+    assert "Paths are relative to `/home/me/proj/src`, outputs to `/tmp/ported`." in md
+    assert "· output `reduce.cu`" in md and "/tmp/ported/reduce.cu" not in md
+    assert "· output reduce.cu" in page
+
+def test_a_rule_page_in_the_markdown_report_nests_under_its_rule():
+    from hipport.report.markdown import _demoted
+
+    # its "## Why" is a level below the report's "### HP…"; a code block is left alone
+    page = "## Why\nText.\n\n```python\n# a comment\n```\n## Fix\n"
+    assert _demoted(page) == "#### Why\nText.\n\n```python\n# a comment\n```\n#### Fix"

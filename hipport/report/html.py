@@ -25,7 +25,7 @@ from hipport.report.common import (
 )
 from hipport.report.doc_html import inline, to_html
 from hipport.report.model import Report
-from hipport.report.overview import common_root, fix_line, groups, rule_rows, short
+from hipport.report.overview import common_root, fix_line, groups, output_root, rule_rows, short
 
 _COLORS = {
     Severity.BLOCKER: "#8e24aa",
@@ -159,6 +159,7 @@ def _repeated(report: Report) -> str:
 
 def _header(report: Report, root: str) -> str:
     s = report.summary()
+    out_root = output_root(report)
     open_ = s["findings"] - s["fixed"]
     cards = [
         f'<div class="card"><b id="finding-count">{s["findings"]}</b><span>findings</span></div>',
@@ -177,7 +178,9 @@ def _header(report: Report, root: str) -> str:
         f'<p class="meta">Target <b>ROCm {escape(report.target_name)}</b> · '
         f"<code>hipport {escape(report.command)}</code> · hipport {escape(report.tool_version)}"
         + (f" · GPUs {escape(report.gpus)}" if report.gpus else "")
-        + (f" · paths relative to <code>{escape(root)}</code>" if root else "") + "</p>"
+        + (f" · paths relative to <code>{escape(root)}</code>" if root else "")
+        + (f", outputs to <code>{escape(out_root)}</code>" if root and out_root and out_root != root else "")
+        + "</p>"
         f'<div class="cards">{"".join(cards)}</div></header>'
     )
 
@@ -299,6 +302,7 @@ def _findings(report: Report, risks: list[FileRisk], root: str) -> str:
     )
     body, n = [], 0
     outputs = {o.path: o.output for o in report.files if o.output}
+    out_root = output_root(report)
     for i, r in enumerate(risks):
         opened = [f for f in r.findings if not f.fixed]
         if not opened:
@@ -307,7 +311,7 @@ def _findings(report: Report, risks: list[FileRisk], root: str) -> str:
         body.append(
             f'<h3 class="file mono" id="file-{i}" title="{escape(r.path)}">{escape(short(r.path, root))} '
             f"<small>score {r.score} · {len(opened)} open finding{'s' * (len(opened) != 1)}"
-            + (f" · output {escape(short(out, root))}" if out else "") + "</small></h3>"
+            + (f" · output {escape(short(out, out_root))}" if out else "") + "</small></h3>"
         )
         for f in opened:
             body.append(_finding(f, n, root))

@@ -12,10 +12,11 @@ import re
 from hipport.findings import Effort, Finding
 from hipport.report.common import SEVERITIES_DESC, riskiest_files, rocm_range, rules_seen
 from hipport.report.model import Report
-from hipport.report.overview import common_root, fix_line, groups, rule_rows, short
+from hipport.report.overview import common_root, fix_line, groups, output_root, rule_rows, short
 
 _SPECIAL_RE = re.compile(r"([\\`*_\[\]<>|~&#!])")
 _BACKTICKS_RE = re.compile(r"`+")
+_HEADING_RE = re.compile(r"#{1,4} ")
 
 
 def escape(text: str) -> str:
@@ -134,6 +135,7 @@ def _findings(report: Report, root: str) -> list[str]:
     """Open findings per file, riskiest file first; fixed ones in a section of their own."""
     lines = ["## Findings"]
     outputs = {o.path: o.output for o in report.files if o.output}
+    out_root = output_root(report)
     any_open = False
     for risk in riskiest_files(report):
         opened = [f for f in risk.findings if not f.fixed]
@@ -142,7 +144,7 @@ def _findings(report: Report, root: str) -> list[str]:
         any_open = True
         out = outputs.get(risk.path)
         title = f"### {code(short(risk.path, root))} · score {risk.score}"
-        lines += ["", title + (f" · output {code(short(out, root))}" if out else ""), ""]
+        lines += ["", title + (f" · output {code(short(out, out_root))}" if out else ""), ""]
         lines += _table(["Line", "Rule", "Severity", "Message", "Source", "Suggestion"],
                         [_finding_row(f) for f in opened], "rlllll")
     if not any_open:
@@ -177,20 +179,34 @@ def _rules(report: Report) -> list[str]:
         )
         lines += ["", f'<a id="{anchor(r.code)}"></a>', "", f"### {r.code}: {escape(r.title)}", "", meta]
         if r.doc:
-            lines += ["", "<details><summary>Why, and how to fix</summary>", "", r.doc, "", "</details>"]
+            lines += ["", "<details><summary>Why, and how to fix</summary>", "", _demoted(r.doc), "", "</details>"]
     return lines
+
+
+def _demoted(doc: str) -> str:
+    """A rule page with its headings (``## Why``) put under the report's ``### HP…``,
+    so they do not close the report's sections; code blocks are left alone."""
+    out, fenced = [], False
+    for line in doc.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and _HEADING_RE.match(line):
+            line = "##" + line
+        out.append(line)
+    return "\n".join(out)
 
 
 def render(report: Report, *, color: bool = False) -> str:
     """Title, the per-rule table, summary, family × severity, effort, repeated findings,
     open findings per file (riskiest first), fixed ones, errors, rule pages."""
-    root = common_root(report)
+    root, out_root = common_root(report), output_root(report)
     meta = f"{code('hipport ' + report.command)} · hipport {escape(report.tool_version)}"
     if report.gpus:
         meta += f" · GPUs {escape(report.gpus)}"
     sections = [
         [f"# hipport porting report: ROCm {report.target_name}", "", meta]
-        + (["", f"Paths are relative to {code(root)}."] if root else []),
+        + (["", f"Paths are relative to {code(root)}" + (
+            f", outputs to {code(out_root)}." if out_root and out_root != root else ".")] if root else []),
         _rule_table(report),
         _summary(report),
         _by_family(report),

@@ -116,8 +116,18 @@ def groups(findings: Iterable[Finding], at_least: int = 2) -> list[Group]:
 
 
 def common_root(report: Report) -> str:
-    """The directory every path of the report lies under ("" when they share none)."""
-    paths = [f.path for f in report.findings] + [p for f in report.files for p in (f.path, f.output) if p]
+    """The directory every input path of the report lies under ("" when they share none).
+    Outputs have their own (``output_root``): ``convert SRC -o /elsewhere`` shares only
+    ``/`` with its input, and paths relative to ``/`` are not short."""
+    return _root([f.path for f in report.findings] + [f.path for f in report.files])
+
+
+def output_root(report: Report) -> str:
+    """The directory every written file lies under ("" when none or they share none)."""
+    return _root([f.output for f in report.files if f.output])
+
+
+def _root(paths: list[str]) -> str:
     if not paths:
         return ""
     dirs = [os.path.dirname(p) for p in paths]
