@@ -38,7 +38,8 @@ def mapping_view(rocm: tuple[int, ...], roc: bool, experimental: bool, user: tup
 def forget_name_verdicts() -> None:
     """Drop the remembered name-filter verdicts: a filter has started admitting new names
     (a project mapping), and a verdict remembered before would hide them."""
-    _VERDICTS.clear()
+    for verdicts in _VERDICTS.values():  # emptied in place: dispatch entries hold them
+        verdicts.clear()
     for memo in _NAME_MEMOS.values():
         memo.clear()
 
@@ -68,8 +69,8 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
 
 def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
     """Node kind id -> (visitor functions, text memo or None, field whose text the memo is
-    keyed by, how to find the macro body the walk reparses in its place, or None, and the
-    name filter of each visitor function, or None).
+    keyed by, how to find the macro body the walk reparses in its place, or None, the
+    name filter of each visitor function, or None, and that filter's verdicts).
 
     Keyed by the grammar's integer kind ids, not type names: ``Node.type`` builds a new
     string (hashed anew) for each of the millions of nodes a walk meets. Every id whose
@@ -101,8 +102,9 @@ def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
 def _entry(node_type: str, visitors: tuple, filtered: bool) -> tuple:
     fns = tuple(v.fn for v in visitors)
     filters = tuple(v.names if filtered else None for v in visitors)
+    verdicts = tuple(None if f is None else _VERDICTS.setdefault(f, {}) for f in filters)
     return (fns, _name_memo(node_type, fns, filters), _KEY_FIELDS.get(node_type),
-            _MACRO_BODIES.get(node_type), filters)
+            _MACRO_BODIES.get(node_type), filters, verdicts)
 
 
 #: A ``#define`` body that is one integer (``256``, ``(-1)``, ``0xffffffffu``). Its
@@ -194,7 +196,7 @@ def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
             if first_child():
                 continue
         else:
-            fns, memo, key_field, macro_body, _ = entry
+            fns, memo, key_field, macro_body, _, _ = entry
             if memo is not None:  # a leaf (or a call's callee) whose visitors filter by text
                 if key_field is None:  # inlined _filtered: a third of all nodes are names
                     fns = memo.get(src[node.start_byte:node.end_byte])
@@ -246,7 +248,7 @@ def _walk_body(root: Node, ctx: Context, dispatch: dict, body_start: int) -> Non
 def _filtered(entry: tuple, node: Node, src: bytes) -> tuple:
     """The visitors of a dispatch entry that want this node, decided by its text (or its
     callee's) once per distinct text."""
-    _, memo, key_field, _, _ = entry
+    _, memo, key_field, _, _, _ = entry
     if key_field is None:
         key = src[node.start_byte:node.end_byte]
     else:
@@ -274,15 +276,14 @@ def _admit(memo: dict[bytes, tuple], entry: tuple, key: bytes) -> tuple:
         memo.clear()
     name = None
     wanted = []
-    for fn, accepts in zip(entry[0], entry[4]):
+    for fn, accepts, verdicts in zip(entry[0], entry[4], entry[5]):
         if accepts is not None:
-            verdicts = _VERDICTS.get(accepts)
-            if verdicts is None or len(verdicts) >= _MEMO_LIMIT:
-                verdicts = _VERDICTS[accepts] = {}
             verdict = verdicts.get(key)
             if verdict is None:
                 if name is None:
                     name = key.decode("utf-8", "replace")
+                if len(verdicts) >= _MEMO_LIMIT:
+                    verdicts.clear()
                 verdict = verdicts[key] = bool(accepts(name))
             if not verdict:
                 continue
@@ -294,6 +295,8 @@ def _admit(memo: dict[bytes, tuple], entry: tuple, key: bytes) -> tuple:
 #: Name filter -> text -> its verdict. A name is met as an identifier, a type, a field,
 #: under several dispatch tables, and several visitors share one filter (``in_tables``):
 #: each filter judges each text once per process, and only the filters a memo needs.
+#: A dispatch entry holds its filters' dicts (one lookup less per visitor and text), so
+#: they are emptied in place, never replaced.
 _VERDICTS: dict = {}
 
 
