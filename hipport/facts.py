@@ -279,7 +279,7 @@ def function_facts(ctx: "Context", func: Node) -> FunctionFacts:
             )
             for var in declared_vars(src, node, in_for):
                 info.vars[var.name] = var
-        elif t == "assignment_expression" and text(src, node.child_by_field_name("operator")) == "=":
+        elif t == "assignment_expression" and _text_is(src, node.child_by_field_name("operator"), b"="):
             left = node.child_by_field_name("left")
             if left is not None and left.type == "identifier":
                 info.assigned.setdefault(text(src, left), []).append(node.child_by_field_name("right"))
@@ -294,8 +294,16 @@ def function_facts(ctx: "Context", func: Node) -> FunctionFacts:
                 info.binaries.append(node)
         elif t == "field_expression" and not info.device_like:  # it only sets device_like
             arg = node.child_by_field_name("argument")
-            info.device_like |= arg is not None and text(src, arg) in THREAD_BUILTINS
+            info.device_like |= arg is not None and src[arg.start_byte:arg.end_byte] in _THREAD_BUILTIN_BYTES
     return info
+
+
+_THREAD_BUILTIN_BYTES = frozenset(name.encode() for name in THREAD_BUILTINS)
+
+
+def _text_is(src: bytes, node: Node | None, spelled: bytes) -> bool:
+    """Whether ``node`` is spelled ``spelled`` (compared as bytes: nothing decoded)."""
+    return node is not None and src[node.start_byte:node.end_byte] == spelled
 
 
 def _recorded_within(ctx: "Context", node: Node) -> list[Node]:

@@ -102,8 +102,12 @@ def register() -> None:
 
     def visit(hints: re.Pattern[bytes]) -> Callable[[Node, "Context"], None]:
         def _declaration(node: Node, ctx: "Context") -> None:
-            if not ctx.may_contain(hints, within=node) and not any(a(ctx) for a in always):
-                return  # the common case, kept cheap: nearly every declaration is ordinary
+            if not ctx.may_contain(hints, within=node):
+                for may_act in always:
+                    if may_act(ctx):
+                        break
+                else:
+                    return  # the common case, kept cheap: nearly every declaration is ordinary
             decl = Declaration(node, ctx)
             for fn in fns:
                 fn(decl)
