@@ -204,9 +204,13 @@ def starts_line(src: bytes, at: int) -> bool:
     renamed, a header converted or an include added only on the second run). The bytes
     decide instead.
     """
-    line_start = src.rfind(b"\n", 0, at) + 1
-    if src[max(0, line_start - 3):line_start].rstrip(b"\r\n").endswith(b"\\"):
-        return False
+    # (Byte indexing first: nearly every include stands right after a newline.)
+    line_start = at if at == 0 or src[at - 1] == 10 else src.rfind(b"\n", 0, at) + 1
+    if line_start >= 2 and (src[line_start - 2] == 92 or (
+            src[line_start - 2] == 13 and line_start >= 3 and src[line_start - 3] == 92)):
+        return False  # "\\\n" or "\\\r\n" ends the line before: a splice
+    if line_start == at:
+        return True
     before = src[line_start:at]
     if b"/*" in before:
         before = _BLOCK_COMMENT.sub(b" ", before)

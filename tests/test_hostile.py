@@ -381,3 +381,18 @@ def test_a_deeply_nested_hipport_config_given_is_a_usage_error(tmp_path: Path) -
     (tmp_path / "k.cu").write_bytes(KERNEL)
     r = run("scan", "--config", str(tmp_path / "pyproject.toml"), str(tmp_path / "k.cu"))
     assert r.exit_code == 2 and "nested too deeply" in r.output, r.output
+
+
+def test_a_broken_hex_literal_prints_no_python_warning() -> None:
+    """Found re-running the fuzzer: folding ``0xfor`` as a constant made Python's parser print
+    ``<unknown>:1: SyntaxWarning: invalid hexadecimal literal`` on the user's terminal."""
+    import warnings
+
+    from hipport.rules.device.constants import const_ast
+
+    const_ast.cache_clear()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        transform(b"#define N 0x1and\n__device__ const int M = 0xfor;\n__global__ void k(){ int a[N]; }\n",
+                  "a.cu", CONVERT)
+    assert not [w for w in seen if issubclass(w.category, SyntaxWarning)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -41,7 +42,9 @@ _OPS = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
 def const_ast(expr: str) -> ast.Expression | None:
     """``expr`` (integer suffixes dropped) parsed as a Python expression; None if it is not one."""
     try:
-        return ast.parse(_INT_SUFFIX_RE.sub(r"\1", expr.strip()), mode="eval")
+        with warnings.catch_warnings():  # "0xfor": Python's SyntaxWarning on the user's terminal
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(_INT_SUFFIX_RE.sub(r"\1", expr.strip()), mode="eval")
     except SyntaxError:
         return None
 
