@@ -36,9 +36,6 @@ ALL = "*"
 #: Longer lines are not quoted in findings (``Context.quoted_line``).
 MAX_QUOTED_LINE = 4096
 _NAME_RE = re.compile(rb"[A-Za-z_]\w*")
-#: Rules that report what a CUDA name is under HIP (unmapped, newer, removed, deprecated,
-#: experimental, a CUDA macro): moot where the project provides the name for HIP itself.
-NAME_STATUS = frozenset({"HP101", "HP102", "HP103", "HP104", "HP105", "HP106", "HP318"})
 S = TypeVar("S")
 #: ``Context._keeps`` of a wave64-only rule on a target with 64-lane waves.
 _WAVE64 = "wave64"
@@ -201,11 +198,13 @@ class Context:
         message: str,
         suggestion: str = "",
         fix: Iterable[Edit] = (),
+        engine: str = "tree-sitter",
     ) -> bool:
         """Record a finding at ``where`` (a node or a byte range) unless policy drops it.
 
         Returns True when the finding was kept, so callers can count. ``fix`` edits are
         applied only when the run applies fixes; the finding then says ``fixed``.
+        ``engine`` names the engine that found it (``hipport.deep`` says ``clang``).
         """
         start, end = (where.start_byte, where.end_byte) if not isinstance(where, tuple) else where
         opts = self.options
@@ -222,7 +221,7 @@ class Context:
         line, col = self.position(start)
         if self.is_suppressed(rule.code, line):
             return False
-        if rule.code in NAME_STATUS and self._provided(start, end):
+        if rule.moot_where_provided and self._provided(start, end):
             return False  # the project defines this CUDA name itself for its HIP build
         end_line, end_col = self.position(end)
         fix = [] if hidden else list(fix)  # --all-branches shows such code; it never edits it
@@ -242,6 +241,7 @@ class Context:
             suggestion=suggestion,
             effort=rule.effort,
             fixed=fixed,
+            engine=engine,
             source_line=self.quoted_line(line),
         ))
         return True

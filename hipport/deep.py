@@ -7,12 +7,13 @@ tree-sitter reads the text as written. Two kinds of hazard are invisible in the 
 * the lane mask of a ``*_sync`` builtin whose 32-bit type lives elsewhere: a typedef in
   another header, or a template parameter instantiated as ``unsigned``.
 
-This module parses each translation unit with libclang (the optional ``hipport[clang]``
-extra) in CUDA mode, without a CUDA toolkit (``-nocudainc -nocudalib`` plus the parsing-only
-declarations in ``mappings/clang/``), and adds those findings to the tree-sitter ones. They
-go through the same ``Context.report`` (so suppressions, HIP guards, ``--ignore`` and
-severity overrides hold), carry the same rule codes as the default engine, and say
-``engine="clang"``. A clang finding that the tree-sitter engine already made (same code,
+This module is the engine: it parses each translation unit with libclang (the optional
+``hipport[clang]`` extra) in CUDA mode, without a CUDA toolkit (``-nocudainc -nocudalib``
+plus the parsing-only declarations in ``mappings/clang/``), walks it once and calls the
+clang visitors the rule families register (``Registry.visits_clang``; the checks are in
+``hipport.rules.deep``). Their findings go through the same ``Context.report`` (so
+suppressions, HIP guards, ``--ignore`` and severity overrides hold), carry the same rule
+codes as the default engine, and say ``engine="clang"``. A clang finding that the tree-sitter engine already made (same code,
 same line, or for a mask variable the line tree-sitter reported its declaration on) is
 dropped.
 
@@ -32,24 +33,19 @@ import atexit
 import json
 import re
 import shlex
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from glob import glob
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hipport.datafiles import mappings
 from hipport.findings import Finding
-from hipport.mapping import Status
 from hipport.rule import Rule
-from hipport.rules.api import NewerThanTarget, NoHipCounterpart, RemovedInTarget
-from hipport.rules.deep import ApiNameBuiltByMacro
-from hipport.rules.warp.masks import WarpMask32, WarpMaskVariable32
-from hipport.rules.warp.vocab import MASKED
 
 if TYPE_CHECKING:
-    from clang.cindex import Cursor, TranslationUnit, Type
+    from clang.cindex import Cursor, TranslationUnit
 
     from hipport.context import Context
     from hipport.options import Options
@@ -66,18 +62,7 @@ BASE_ARGS: tuple[str, ...] = (
     # Typo correction would silently replace an unknown cudaFoo by a declared cudaFoa.
     "-fno-spell-checking", "-ferror-limit=0", "-w",
 )
-#: Statuses for which the default engine reports an HP1xx finding on a written name.
-_STATUS_RULES: dict[Status, Rule] = {
-    Status.UNSUPPORTED: NoHipCounterpart,
-    Status.NEWER: NewerThanTarget,
-    Status.REMOVED: RemovedInTarget,
-}
-_UNDECLARED_RE = re.compile(r"(?:use of undeclared identifier|unknown type name) '(\w+)'")
 _MISSING_HEADER_RE = re.compile(r"'(.+)' file not found")
-_TYPE_PARAM_RE = re.compile(r"type-parameter-(\d+)-(\d+)")
-_IDENT_RE = re.compile(r"[A-Za-z_]\w*")
-#: What clang calls for ``k<<<...>>>()``; declared in the shipped header, never written.
-_LAUNCH_HOOKS = frozenset({"cudaConfigureCall", "__cudaPushCallConfiguration"})
 
 
 class ClangUnavailable(RuntimeError):
@@ -230,45 +215,35 @@ def parse(path: Path, src: bytes, args: list[str]) -> "TranslationUnit":
     return tu
 
 
-# -- analysis --------------------------------------------------------------------------
+# -- the walk --------------------------------------------------------------------------
 
-@dataclass
-class _Candidate:
-    """A finding before the merge; ``also_lines`` are lines where tree-sitter says the same."""
-
-    finding: Finding
-    also_lines: frozenset[int] = frozenset()
+S = TypeVar("S")
 
 
 @dataclass
-class _PendingMask:
-    """A ``*_sync`` call in a template whose mask type is the template's parameter ``index``."""
+class ClangUnit:
+    """One translation unit as the clang visitors see it: where a cursor is, the macros
+    (definitions, and where the main file uses them), the templates around the cursor
+    being visited, typed per-unit state, and ``report``."""
 
-    call: "Cursor"
-    mask: "Cursor"
-    builtin: str
-    index: int
-
-
-@dataclass
-class _Instantiation:
-    args: list["Type"]
-    call: "Cursor"
-    label: str  # f<unsigned int>
-
-
-@dataclass
-class _Walk:
     ctx: "Context"
     main: str
     shipped_dir: str
-    candidates: list[_Candidate] = field(default_factory=list)
     macros: dict[str, "Cursor"] = field(default_factory=dict)  # name -> its (last) #define
-    bodies: dict[str, list[str]] = field(default_factory=dict)  # tokenized on first use
-    expansions: list[tuple[int, int, str]] = field(default_factory=list)
-    pending: dict[str, list[_PendingMask]] = field(default_factory=dict)
-    instances: dict[str, list[_Instantiation]] = field(default_factory=dict)
-    seen_names: set[tuple[str, int]] = field(default_factory=set)
+    expansions: list[tuple[int, int, str]] = field(default_factory=list)  # uses in the main file
+    #: The function and class templates around the cursor being visited, outermost first.
+    templates: tuple["Cursor", ...] = ()
+    #: Finding (by id) -> lines where tree-sitter reporting the same code means the same.
+    also_lines: dict[int, frozenset[int]] = field(default_factory=dict)
+    states: dict = field(default_factory=dict)
+    _bodies: dict[str, list[str]] = field(default_factory=dict)
+
+    def state(self, cls: type[S]) -> S:
+        """This unit's instance of ``cls``, made with no arguments on first use."""
+        found = self.states.get(cls)
+        if found is None:
+            found = self.states[cls] = cls()
+        return found
 
     # -- places ------------------------------------------------------------------
     def in_main(self, cursor: "Cursor") -> bool:
@@ -287,16 +262,27 @@ class _Walk:
     def line_of(self, cursor: "Cursor") -> int | None:
         return cursor.location.line if self.in_main(cursor) else None
 
+    def macro_body(self, name: str) -> list[str]:
+        """The tokens of a defined macro's body (tokenized on first use)."""
+        body = self._bodies.get(name)
+        if body is None:
+            body = self._bodies[name] = [t.spelling for t in self.macros[name].get_tokens()][1:]
+        return body
+
     # -- reporting ----------------------------------------------------------------
     def report(self, rule: Rule, where: tuple[int, int], message: str, suggestion: str,
-               also_lines: Iterator[int | None] = iter(())) -> None:
-        before = len(self.ctx.findings)
-        if self.ctx.report(rule, where, message, suggestion) and len(self.ctx.findings) > before:
-            finding = replace(self.ctx.findings.pop(), engine=ENGINE)
-            self.candidates.append(_Candidate(finding, frozenset(ln for ln in also_lines if ln)))
+               also_lines: Iterable[int | None] = ()) -> None:
+        """``Context.report`` as the clang engine; ``also_lines`` are the lines where a
+        tree-sitter finding of the same code makes this one redundant (``merge``)."""
+        if self.ctx.report(rule, where, message, suggestion, engine=ENGINE):
+            lines = frozenset(ln for ln in also_lines if ln)
+            if lines:
+                self.also_lines[id(self.ctx.findings[-1])] = lines
 
     # -- the walk -------------------------------------------------------------------
-    def run(self, tu: "TranslationUnit") -> None:
+    def run(self, tu: "TranslationUnit", visitors: dict, after: tuple) -> None:
+        """Record the macros, visit every cursor of the user's files, then run the
+        per-unit visitors (``after``)."""
         from clang.cindex import CursorKind
 
         for top in tu.cursor.get_children():
@@ -307,188 +293,46 @@ class _Walk:
                     start, end = self.span(top)
                     self.expansions.append((start, end, top.spelling))
             elif self.is_user_file(top):
-                self.visit(top, ())
-        self.undeclared_names(tu)
-        self.resolve_templates()
+                self._visit(top, visitors)
+        for fn in after:
+            fn(self, tu)
 
-    def visit(self, cursor: "Cursor", templates: tuple["Cursor", ...]) -> None:
+    def _visit(self, cursor: "Cursor", visitors: dict) -> None:
         from clang.cindex import CursorKind
 
         kind = cursor.kind
-        if kind in _kinds().templates:
-            templates = templates + (cursor,)
-        elif kind in _kinds().functions and not templates:
+        outer = self.templates
+        if kind in clang_kinds().templates:
+            self.templates = outer + (cursor,)
+        elif kind in clang_kinds().functions and not outer:
             parent = cursor.semantic_parent  # out-of-line member of a class template
             if parent is not None and parent.kind == CursorKind.CLASS_TEMPLATE:
-                templates = (parent,)
-        if kind == CursorKind.CALL_EXPR:
-            self.call(cursor, templates)
-        elif kind in (CursorKind.DECL_REF_EXPR, CursorKind.TYPE_REF) and self.in_main(cursor):
-            ref = cursor.referenced
-            if ref is not None and ref.spelling:
-                self.api_name(ref.spelling, cursor.location.offset)
+                self.templates = (parent,)
+        for fn in visitors.get(kind, ()):
+            fn(cursor, self)
         for child in cursor.get_children():
-            self.visit(child, templates)
-
-    # -- API names built by macros ----------------------------------------------------
-    def undeclared_names(self, tu: "TranslationUnit") -> None:
-        """Names libclang could not resolve (absent from the stubs) still have a use site."""
-        for d in tu.diagnostics:
-            m = _UNDECLARED_RE.search(d.spelling)
-            loc = d.location
-            if m and loc.file is not None and loc.file.name == self.main:
-                self.api_name(m.group(1), loc.offset)
-
-    def api_name(self, name: str, offset: int) -> None:
-        """Report ``name`` used at ``offset`` when no text the default engine reads spells it."""
-        ctx = self.ctx
-        res = ctx.view.resolve(name)
-        if res is None or name in _LAUNCH_HOOKS or ctx.src.startswith(name.encode(), offset):
-            return
-        around = [e for e in self.expansions if e[0] <= offset < e[1]]
-        if not around:
-            return
-        start, end, use = min(around, key=lambda e: e[1] - e[0])
-        if (name, start) in self.seen_names:
-            return
-        self.seen_names.add((name, start))
-        macro = self.pasting_macro(name, use, ctx.src[start:end].decode("utf-8", "replace"))
-        if macro is None:
-            return
-        target = f" (HIP: `{res.target}`)" if res.target and res.status is not Status.UNSUPPORTED else ""
-        self.report(
-            ApiNameBuiltByMacro, (start, end),
-            f"`{name}` is assembled by token pasting in macro `{macro}`{target}; the converter "
-            "rewrites names only where they are written, so this stays CUDA",
-            f"write `{name}` in full in the macro, or give `{macro}` a HIP branch",
-        )
-        rule = _STATUS_RULES.get(res.status)
-        if rule is not None:
-            self.report(rule, (start, end), f"{name} (built by macro `{macro}`): {res.detail}; left as written",
-                        f"Replace {name} by hand; `hipport map {name}` shows what is known.")
-
-    def pasting_macro(self, name: str, use: str, invocation: str) -> str | None:
-        """The macro that pastes ``name`` together at a use of ``use``, or None.
-
-        None when ``name`` is written somewhere in the expansion (an argument, the body of
-        ``use`` or of a macro it reaches, a header's ``#define hipX cudaX`` alias): the
-        text has it, so tree-sitter sees it where it is written. None also when no macro
-        involved pastes (``##``): then the name came some other way and is not ours to guess.
-        """
-        idents = set(_IDENT_RE.findall(invocation))
-        queue = [use, *sorted(i for i in idents if i in self.macros)]
-        seen: set[str] = set()
-        pasting = None
-        while queue:
-            macro = queue.pop(0)
-            if macro in seen or macro not in self.macros:
-                continue
-            seen.add(macro)
-            body = self.bodies.get(macro)
-            if body is None:
-                body = self.bodies[macro] = [t.spelling for t in self.macros[macro].get_tokens()][1:]
-            idents.update(body)
-            if pasting is None and "##" in body:
-                pasting = macro
-            queue.extend(t for t in body if t in self.macros)
-        return None if name in idents else pasting
-
-    # -- lane masks ---------------------------------------------------------------------
-    def call(self, call: "Cursor", templates: tuple["Cursor", ...]) -> None:
-        self.record_instantiation(call)
-        name = _callee_name(call)
-        if name not in MASKED:
-            return
-        args = list(call.get_arguments()) or list(call.get_children())[1:]
-        if not args:
-            return
-        mask = _strip(args[0])
-        mtype = mask.type.get_canonical()
-        param = _TYPE_PARAM_RE.search(mtype.spelling)
-        if param is not None:
-            depth, index = int(param.group(1)), int(param.group(2))
-            if depth < len(templates):
-                self.pending.setdefault(templates[depth].get_usr(), []).append(
-                    _PendingMask(call, mask, name, index))
-            return
-        bits = _narrow_int_bits(mtype)
-        if bits is None or not self.in_main(call):
-            return
-        self.narrow_mask(mask, name, _shown_type(mask.type), bits, self.span(mask), "")
-
-    def narrow_mask(self, mask: "Cursor", builtin: str, shown: str, bits: int,
-                    where: tuple[int, int], why: str) -> None:
-        """Report a mask of ``bits`` bits: HP201 for a constant, HP202 for a variable/expression.
-
-        ``shown`` is the type as the message names it; ``why`` says how a template made it.
-        """
-        text = _text(self.ctx.src, mask) or "mask"
-        origin = _declared_where(mask.type, self.main)
-        ref = _direct_ref(mask)
-        if ref is None and not why:
-            self.report(
-                WarpMask32, where,
-                f"mask `{text}` of `{builtin}` has type {shown} ({bits} bits){origin}; a wave on CDNA "
-                "has 64 lanes and HIP masks are 64-bit",
-                "use the 64-bit full mask `0xffffffffffffffffull`",
-            )
-            return
-        self.report(
-            WarpMaskVariable32, where,
-            f"mask `{text}` of `{builtin}` has type {shown} ({bits} bits){origin}{why}; "
-            "HIP lane masks are 64-bit",
-            "declare the mask as `unsigned long long` (or `uint64_t`)",
-            also_lines=iter([self.line_of(ref)] if ref is not None else []),
-        )
-
-    def record_instantiation(self, call: "Cursor") -> None:
-        """Calls are where templates get their arguments: a function template's, or the class's of a member."""
-        from clang.cindex import conf
-
-        fn = call.referenced
-        if fn is None or fn.kind not in _kinds().functions:
-            return
-        primary = conf.lib.clang_getSpecializedCursorTemplate(fn)
-        n = fn.get_num_template_arguments()
-        if primary is not None and n > 0:
-            args = [fn.get_template_argument_type(i) for i in range(n)]
-            label = f"{fn.spelling}<{', '.join(a.spelling for a in args)}>"
-            self.instances.setdefault(primary.get_usr(), []).append(_Instantiation(args, call, label))
-        owner = fn.semantic_parent
-        if owner is None:
-            return
-        owner_primary = conf.lib.clang_getSpecializedCursorTemplate(owner)
-        n = owner.type.get_num_template_arguments()
-        if owner_primary is not None and n > 0:
-            args = [owner.type.get_template_argument_type(i) for i in range(n)]
-            self.instances.setdefault(owner_primary.get_usr(), []).append(
-                _Instantiation(args, call, owner.type.spelling))
-
-    def resolve_templates(self) -> None:
-        """A template's mask is 32-bit when an instantiation in this file makes it so."""
-        for usr, masks in self.pending.items():
-            for pm in masks:
-                narrow = [(inst, bits) for inst in self.instances.get(usr, ())
-                          if pm.index < len(inst.args) and (bits := _narrow_int_bits(inst.args[pm.index].get_canonical()))]
-                if not narrow:
-                    continue
-                if self.in_main(pm.call):
-                    inst, bits = narrow[0]
-                    self.narrow_mask(pm.mask, pm.builtin, f"`{pm.mask.type.spelling}`", bits,
-                                     self.span(pm.mask), _instantiated(inst, pm, len(narrow)))
-                    continue
-                for inst, bits in narrow:  # the template lives in a header: report the instantiation
-                    if self.in_main(inst.call):
-                        where = f"{Path(pm.call.location.file.name).name}:{pm.call.location.line}"
-                        self.narrow_mask(pm.mask, pm.builtin, f"`{pm.mask.type.spelling}`", bits,
-                                         self.span(inst.call),
-                                         f" in the template at {where}" + _instantiated(inst, pm, 1))
+            self._visit(child, visitors)
+        self.templates = outer
 
 
-def _instantiated(inst: _Instantiation, pm: _PendingMask, count: int) -> str:
-    more = f" and {count - 1} more" if count > 1 else ""
-    arg = inst.args[pm.index].spelling
-    return f", instantiated as `{arg}` by `{inst.label}` at line {inst.call.location.line}{more}"
+@lru_cache(maxsize=16)
+def _visitors(options: "Options") -> tuple[dict, tuple]:
+    """CursorKind -> the registered visitor functions a run with ``options`` keeps, and
+    the per-unit ones; a visitor whose rules are all disabled is left out."""
+    from clang.cindex import CursorKind
+
+    from hipport.rules import load
+
+    table: dict = {}
+    after = []
+    for v in load().clang_visitors:
+        if not v.wanted(options):
+            continue
+        if not v.kinds:
+            after.append(v.fn)
+        for name in v.kinds:
+            table.setdefault(getattr(CursorKind, name), []).append(v.fn)
+    return table, tuple(after)
 
 
 @dataclass(frozen=True)
@@ -501,7 +345,7 @@ class _Kinds:
 
 
 @lru_cache(maxsize=1)
-def _kinds() -> _Kinds:
+def clang_kinds() -> _Kinds:
     from clang.cindex import CursorKind as K, TypeKind as T
 
     return _Kinds(
@@ -512,90 +356,19 @@ def _kinds() -> _Kinds:
     )
 
 
-def _callee_name(call: "Cursor") -> str:
-    """The called name, also for a dependent call in a template (callee unresolved)."""
-    from clang.cindex import CursorKind
-
-    if call.spelling:
-        return call.spelling
-    stack = list(call.get_children())[:1]
-    while stack:
-        c = stack.pop()
-        if c.kind in (CursorKind.DECL_REF_EXPR, CursorKind.OVERLOADED_DECL_REF) and c.spelling:
-            return c.spelling
-        stack.extend(c.get_children())
-    return ""
-
-
-def _strip(expr: "Cursor") -> "Cursor":
-    """Look through implicit conversions and parentheses to the expression as written."""
-    from clang.cindex import CursorKind
-
-    while expr.kind in (CursorKind.UNEXPOSED_EXPR, CursorKind.PAREN_EXPR):
-        children = list(expr.get_children())
-        if len(children) != 1:
-            break
-        expr = children[0]
-    return expr
-
-
-def _direct_ref(expr: "Cursor") -> "Cursor | None":
-    """The declaration a mask expression reads, when it reads one (not a pure constant)."""
-    from clang.cindex import CursorKind
-
-    stack = [expr]
-    while stack:
-        c = stack.pop()
-        if c.kind in (CursorKind.DECL_REF_EXPR, CursorKind.MEMBER_REF_EXPR):
-            ref = c.referenced
-            if ref is not None and ref.kind != CursorKind.ENUM_CONSTANT_DECL:
-                return ref
-        stack.extend(c.get_children())
-    return None
-
-
-def _narrow_int_bits(t: "Type") -> int | None:
-    """Bits of an integer type narrower than 64 (a HIP lane mask), else None."""
-    t = t.get_canonical()
-    if t.kind not in _kinds().integers:
-        return None
-    size = t.get_size()
-    return size * 8 if 0 < size < 8 else None
-
-
-def _shown_type(t: "Type") -> str:
-    """`` `lane_mask_t` = `unsigned int` `` when a typedef hides the width, else the type."""
-    canonical = t.get_canonical().spelling
-    return f"`{t.spelling}`" + (f" = `{canonical}`" if canonical != t.spelling else "")
-
-
-def _declared_where(t: "Type", main: str) -> str:
-    """`` (typedef in mask.h:3)`` when a typedef or alias names the type in another file."""
-    decl = t.get_declaration()
-    loc = decl.location if decl is not None else None
-    if loc is None or loc.file is None or loc.file.name == main:
-        return ""
-    return f" (declared in {Path(loc.file.name).name}:{loc.line})"
-
-
-def _text(src: bytes, cursor: "Cursor") -> str:
-    start, end = cursor.extent.start.offset, cursor.extent.end.offset
-    if cursor.extent.start.file is None or not 0 <= start < end <= len(src) or end - start > 80:
-        return ""
-    return src[start:end].decode("utf-8", "replace")
-
-
 # -- entry point -----------------------------------------------------------------------
 
-def merge(tree_sitter: list[Finding], deep: list[_Candidate]) -> list[Finding]:
-    """Tree-sitter findings, plus each clang finding the default engine did not already make."""
-    have = {(f.code, f.line) for f in tree_sitter}
-    out = list(tree_sitter)
+def merge(findings: list[Finding], also_lines: dict[int, frozenset[int]]) -> list[Finding]:
+    """Tree-sitter findings, plus each clang finding the default engine did not already make
+    (same code on its line, or on one of its ``also_lines``)."""
+    out = [f for f in findings if f.engine != ENGINE]
+    have = {(f.code, f.line) for f in out}
     seen: set[tuple] = set()
-    for c in deep:
-        f = c.finding
+    for f in findings:
+        if f.engine != ENGINE:
+            continue
         key = (f.code, f.line, f.col, f.message)
-        if key in seen or any((f.code, ln) in have for ln in {f.line, *c.also_lines}):
+        if key in seen or any((f.code, ln) in have for ln in {f.line, *also_lines.get(id(f), ())}):
             continue
         seen.add(key)
         out.append(f)
@@ -616,9 +389,9 @@ def add_deep_findings(ctx: "Context", path: Path) -> None:
         tu = parse(path, ctx.src, clang_args(path, ctx.options))
     except TranslationUnitLoadError:
         return
-    walk = _Walk(ctx=ctx, main=tu.spelling, shipped_dir=str(Path(_shipped()[0]).parent))
-    walk.run(tu)
-    ctx.findings = merge(ctx.findings, walk.candidates)
+    unit = ClangUnit(ctx=ctx, main=tu.spelling, shipped_dir=str(Path(_shipped()[0]).parent))
+    unit.run(tu, *_visitors(ctx.options))
+    ctx.findings = merge(ctx.findings, unit.also_lines)
 
 
 def check_setup(options: "Options") -> None:

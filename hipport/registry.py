@@ -75,6 +75,20 @@ class FileVisitor:
         return not self.codes or any(r.enabled(options) for r in self.codes)
 
 
+@dataclass(frozen=True, eq=False)
+class ClangVisitor:
+    """A visitor of the deep engine (``hipport.deep``): ``fn(cursor, unit)`` for the libclang
+    cursors of ``kinds`` (``CursorKind`` names), or, with no kinds, ``fn(unit, tu)`` once per
+    translation unit after the walk. ``codes`` as for ``Visitor``."""
+
+    fn: Callable[..., None]
+    kinds: tuple[str, ...]
+    codes: tuple[Rule, ...] = ()
+
+    def wanted(self, options: "Options") -> bool:
+        return not self.codes or any(r.enabled(options) for r in self.codes)
+
+
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
@@ -118,6 +132,7 @@ class Registry:
     def __init__(self) -> None:
         self.visitors: dict[str, list[Visitor]] = {}
         self.file_visitors: list[FileVisitor] = []
+        self.clang_visitors: list[ClangVisitor] = []
         self.rules: dict[str, Rule] = {}
 
     def visits(self, *node_types: str, names: NameFilter | None = None,
@@ -153,6 +168,17 @@ class Registry:
             return lambda f: self.visits_file(f, codes=codes)
         self.file_visitors.append(FileVisitor(fn, tuple(codes)))
         return fn
+
+    def visits_clang(self, *kinds: str, codes: Iterable[Rule] = ()) -> Callable[[Callable], Callable]:
+        """Register a deep-engine visitor (``ClangVisitor``); ``fn`` is returned as is. The
+        default engine never calls it, and the deep engine leaves it out of a run where
+        every rule in ``codes`` is disabled."""
+
+        def deco(fn: Callable) -> Callable:
+            self.clang_visitors.append(ClangVisitor(fn, kinds, tuple(codes)))
+            return fn
+
+        return deco
 
     def rule(self, cls: type) -> Rule:
         """Class decorator: turn a documented rule class into a registered Rule."""

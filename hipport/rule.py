@@ -42,6 +42,10 @@ class Rule:
     rocm_min: Version | None = None  # applies when target >= rocm_min
     rocm_max: Version | None = None  # applies when target < rocm_max
     supersedes: tuple[Supersedes, ...] = ()
+    #: The rule reports what a CUDA name is under HIP: moot where the project provides
+    #: that name itself for its HIP build (``Branches.provides``), so ``Context.report``
+    #: drops its findings there.
+    moot_where_provided: bool = False
 
     @property
     def family(self) -> str:
@@ -79,4 +83,5 @@ def rule_from_class(cls: type) -> Rule:
         rocm_min=getattr(cls, "rocm_min", None),
         rocm_max=getattr(cls, "rocm_max", None),
         supersedes=tuple(getattr(cls, "supersedes", ())),
+        moot_where_provided=bool(getattr(cls, "moot_where_provided", False)),
     )

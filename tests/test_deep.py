@@ -171,3 +171,61 @@ def test_cli_scan_engine_clang_json_names_the_engine() -> None:
     assert result.exit_code == 0, result.output
     findings = json.loads(result.output)["findings"]
     assert {(f["line"], f["code"], f["engine"]) for f in findings} >= {(6, "HP202", "clang")}
+
+
+# -- clang visitors are registered like every other visitor --------------------------------
+
+@needs_libclang
+def test_every_clang_visitor_declares_what_it_reports(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deep engine leaves out a clang visitor whose declared rules are all disabled, so
+    one reporting an undeclared rule would lose findings silently."""
+    from dataclasses import replace
+
+    from hipport import deep as engine
+    from hipport.context import Context
+    from hipport.rules import load
+
+    current: list = []
+    reported: dict = {}
+
+    def wrap(v):
+        def wrapped(*args):
+            current.append(v)
+            try:
+                v.fn(*args)
+            finally:
+                current.pop()
+        return replace(v, fn=wrapped)
+
+    registry = load()
+    originals = list(registry.clang_visitors)
+    monkeypatch.setattr(registry, "clang_visitors", [wrap(v) for v in originals])
+    engine._visitors.cache_clear()
+    original_report = Context.report
+
+    def report(self, rule, *args, **kwargs):
+        if kwargs.get("engine") == engine.ENGINE:
+            reported.setdefault(current[-1], set()).add(rule.code)
+        return original_report(self, rule, *args, **kwargs)
+
+    monkeypatch.setattr(Context, "report", report)
+    try:
+        for path in sorted(FIXTURES.glob("*.cu")):
+            deep(path)
+    finally:
+        engine._visitors.cache_clear()
+    assert reported, "the deep fixtures report nothing"
+    for visitor, codes in reported.items():
+        assert codes <= {r.code for r in visitor.codes}, visitor.fn.__qualname__
+
+
+@needs_libclang
+def test_clang_visitors_of_ignored_rules_are_left_out() -> None:
+    from hipport import deep as engine
+
+    everything = engine._visitors(Options(engine="clang"))
+    no_masks = engine._visitors(Options(engine="clang", ignore=frozenset({"HP201", "HP202"})))
+    names = {fn.__qualname__ for fns in everything[0].values() for fn in fns} | {fn.__qualname__ for fn in everything[1]}
+    kept = {fn.__qualname__ for fns in no_masks[0].values() for fn in fns} | {fn.__qualname__ for fn in no_masks[1]}
+    assert {"_call", "_resolve_templates"} <= names - kept
+    assert {"_reference", "_undeclared_names"} <= kept

@@ -22,13 +22,14 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-from hipport.context import NAME_STATUS, Context
+from hipport.context import Context
 from hipport.datafiles import mappings
 from hipport.edits import Edit
 from hipport.parse import Node, call_name, find_all
 from hipport.rewrite import REGISTRY
 from hipport.rewrite.roc_types import defer_call, library_of
 from hipport.names import NAME_NODES, in_tables, resolution_for, target_for
+from hipport.rules import moot_where_provided
 from hipport.rules.conversion import ARGUMENT_REWRITE, ROC_ARGUMENTS
 
 if sys.version_info >= (3, 11):
@@ -314,7 +315,8 @@ def drop_superseded(ctx: Context) -> None:
     # A name the target lacks, in text that is gone (``cudaEnableDefault`` written 0), is
     # no longer left as written: its finding goes with it.
     spans = [(ctx.position(s), ctx.position(t)) for s, t, _ in ranges]
-    ctx.findings[:] = [f for f in ctx.findings if f.code not in NAME_STATUS
+    moot = moot_where_provided()
+    ctx.findings[:] = [f for f in ctx.findings if f.code not in moot
                        or not any(a <= (f.line, f.col) and (f.end_line, f.end_col) <= b for a, b in spans)]
 
 

@@ -12,6 +12,7 @@ branches are independent.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from hipport.context import Context
 from hipport.edits import Edit
@@ -26,9 +27,21 @@ IMPLICIT_RUNTIME_SUFFIXES = (".cu", ".cuh")
 _DEVICE_MARKERS = (b"__global__", b"__device__", b"__shared__", b"threadIdx", b"<<<", b"blockIdx")
 
 
+@dataclass
+class _Includes:
+    """Per file: (branch id, header) pairs seen so far, where hip_runtime.h and the first
+    other HIP header are included (None: not yet), and the includes read from the bytes
+    (start, end, the edits of their own rewrite)."""
+
+    seen: set[tuple[int, str]] = field(default_factory=set)
+    read_from_bytes: list[tuple[int, int, frozenset]] = field(default_factory=list)
+    runtime_at: int | None = None
+    hip_header_at: int | None = None
+
+
 def _included(ctx: Context) -> set[tuple[int, str]]:
     """(branch id, header) pairs seen so far in this file."""
-    return ctx.scratch.setdefault("includes", set())
+    return ctx.state(_Includes).seen
 
 
 @REGISTRY.visits("preproc_include")
@@ -58,15 +71,14 @@ def rewrite_include_in_error(node: Node, ctx: Context) -> None:
         end = len(ctx.src) if line_end == -1 else line_end + 1
         before = len(ctx.edits)
         _rewrite(ctx, node, m.start(group), m.end(group), end)
-        ctx.scratch.setdefault("include_ranges", []).append(
-            (node.start_byte, end, frozenset(ctx.edits[before:])))
+        ctx.state(_Includes).read_from_bytes.append((node.start_byte, end, frozenset(ctx.edits[before:])))
 
 
 def _drop_edits_inside(ctx: Context) -> None:
     """An include read from the bytes is a directive, not code: renames the walk made in
     it (``cuComplex`` of ``<cuComplex.h>`` taken for a type) are dropped, as they would
     collide with the include's own rewrite, or rename a path a parsed include keeps."""
-    for start, end, own in ctx.scratch["include_ranges"]:
+    for start, end, own in ctx.state(_Includes).read_from_bytes:
         ctx.edits[:] = [e for e in ctx.edits if e in own or not (start <= e.start and e.end <= end)]
 
 
@@ -114,10 +126,13 @@ def _branch(node: Node) -> int:
 
 def _note_hip_include(ctx: Context, node: Node, header: str) -> None:
     """Remember where hip_runtime.h, and the first other HIP header, are included."""
+    state = ctx.state(_Includes)
     if header == HIP_RUNTIME:
-        ctx.scratch.setdefault("runtime_at", node.start_byte)
+        if state.runtime_at is None:
+            state.runtime_at = node.start_byte
     elif header.startswith("hip"):
-        ctx.scratch.setdefault("hip_header_at", node.start_byte)
+        if state.hip_header_at is None:
+            state.hip_header_at = node.start_byte
 
 
 @REGISTRY.visits_file
@@ -129,10 +144,10 @@ def add_hip_runtime(ctx: Context) -> None:
     file that includes hip_runtime.h only after another HIP header gets it at the top too
     (the later include is then harmless).
     """
-    if "include_ranges" in ctx.scratch:
+    state = ctx.state(_Includes)
+    if state.read_from_bytes:
         _drop_edits_inside(ctx)
-    runtime_at = ctx.scratch.get("runtime_at")
-    hip_header_at = ctx.scratch.get("hip_header_at")
+    runtime_at, hip_header_at = state.runtime_at, state.hip_header_at
     if not ctx.path.lower().endswith(IMPLICIT_RUNTIME_SUFFIXES):
         # Another source (.cpp, .h …) that calls the CUDA runtime got it from an include
         # hipport does not see (a project header, or nvcc -x cu): it gets hip_runtime.h

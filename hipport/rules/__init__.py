@@ -7,6 +7,8 @@ HP7xx PyTorch extensions.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from hipport.registry import Registry
 from hipport.rule import Supersedes
 
@@ -24,9 +26,24 @@ class SaysWhatItIs:
 
     supersedes: tuple[Supersedes, ...] = (Supersedes(MAPPING_STATUS),)
 
+class AboutAName:
+    """Base of the rules that say what a CUDA name is under HIP (unmapped, newer, removed,
+    deprecated, experimental, a CUDA macro, a builtin without counterpart): their findings
+    are moot where the project provides the name itself for its HIP build."""
+
+    moot_where_provided = True
+
+
 #: Family modules, imported by ``load()``; each registers its rules and visitors.
-FAMILY_MODULES: tuple[str, ...] = ("api", "build", "buildfiles", "conversion", "deep", "device", "gpu",
-                                   "libraries", "torchext", "warp", "released_headers")
+FAMILY_MODULES: tuple[str, ...] = ("api", "build", "buildfiles", "conversion", "device", "gpu",
+                                   "libraries", "torchext", "warp", "released_headers", "deep")
+
+
+@lru_cache(maxsize=1)
+def moot_where_provided() -> frozenset[str]:
+    """The codes of the rules whose findings are moot where the project provides the name
+    (``Rule.moot_where_provided``), for code that filters findings by code."""
+    return frozenset(code for code, rule in load().rules.items() if rule.moot_where_provided)
 
 
 def load() -> Registry:

@@ -20,7 +20,7 @@ from hipport.names import NAME_NODES, PerName, in_tables, resolution_for
 from hipport.rule import Rule
 from hipport.versions import short_version
 from hipport.registry import any_bytes_of, any_word_of
-from hipport.rules import REGISTRY
+from hipport.rules import REGISTRY, AboutAName
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,7 +29,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 
 @REGISTRY.rule
-class NoHipCounterpart:
+class NoHipCounterpart(AboutAName):
     """CUDA API with no HIP counterpart
 
     ## Why
@@ -58,7 +58,7 @@ class NoHipCounterpart:
 
 
 @REGISTRY.rule
-class NewerThanTarget:
+class NewerThanTarget(AboutAName):
     """HIP counterpart exists only in a newer ROCm than the target
 
     ## Why
@@ -87,7 +87,7 @@ class NewerThanTarget:
 
 
 @REGISTRY.rule
-class RemovedInTarget:
+class RemovedInTarget(AboutAName):
     """HIP counterpart was removed at or before the target release
 
     ## Why
@@ -113,7 +113,7 @@ class RemovedInTarget:
 
 
 @REGISTRY.rule
-class DeprecatedInTarget:
+class DeprecatedInTarget(AboutAName):
     """Rewritten to a HIP API that is deprecated in the target release
 
     ## Why
@@ -138,7 +138,7 @@ class DeprecatedInTarget:
 
 
 @REGISTRY.rule
-class ExperimentalMapping:
+class ExperimentalMapping(AboutAName):
     """HIP counterpart is experimental
 
     ## Why
@@ -164,7 +164,7 @@ class ExperimentalMapping:
 
 
 @REGISTRY.rule
-class CudaMacroTest:
+class CudaMacroTest(AboutAName):
     """A CUDA macro whose meaning does not carry over to HIP
 
     ## Why

@@ -11,7 +11,7 @@ from hipport import facts
 from hipport.findings import Effort, Severity
 from hipport.parse import Node
 from hipport.registry import any_word_of
-from hipport.rules import REGISTRY, SaysWhatItIs
+from hipport.rules import REGISTRY, AboutAName, SaysWhatItIs
 from hipport.rules.device.common import once, plain_callee
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class ThreadfenceSystem(SaysWhatItIs):
 
 
 @REGISTRY.rule
-class TrapSleep(SaysWhatItIs):
+class TrapSleep(SaysWhatItIs, AboutAName):
     """`__trap`, `__nanosleep`, `__prof_trigger`
 
     ## Why
