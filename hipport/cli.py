@@ -106,8 +106,8 @@ def verify_command(ctx: click.Context, paths: tuple[Path, ...], fetch_headers: b
     The first output line says which was used.
 
     Each translation unit is checked host and device side (-fsyntax-only); headers through
-    the units that include them, or alone. Every error is classed: predicted (a finding on
-    or near its line), older-compiler (it names a HIP API the tables date after the
+    the units that include them, or alone. Every error is classed: predicted (a finding
+    spanning its line, or the line of the macro it was expanded from), older-compiler (it names a HIP API the tables date after the
     headers' version), not-installed (a ROCm library's header is missing here) or
     unpredicted (a gap in hipport's rules).
 

@@ -9,10 +9,11 @@ linked to the unfixed findings on or near its line and given the first class tha
 * ``older-compiler`` the error names a HIP API that the mapping tables date after the
                      headers' HIP version (added, or changed, later): a stand-in set
                      older than the target cannot judge that line, nor the translation wrong;
-* ``predicted``      a finding within ``WINDOW`` lines says so, or one in the file names
-                     what the error quotes (library rules report once per file);
+* ``predicted``      a finding whose span holds the error's line (or the line of a macro
+                     the error was expanded from) says so, or one in the file names what
+                     the error quotes (library rules report once per file);
 * ``missing-header`` any other ``file not found``: an include path is missing (``-I``);
-* ``older-compiler`` again for an error within ``WINDOW`` lines after an older-compiler
+* ``older-compiler`` again for an error within ``CASCADE`` lines after an older-compiler
                      error in the same file (cascades such as "expected ';'");
 * ``unpredicted``    none of the above: a gap in hipport's rules, reported plainly.
 
@@ -34,7 +35,6 @@ backend, which ``-fsyntax-only`` skips, so it stays the rules' job.
 """
 from __future__ import annotations
 
-import difflib
 import re
 import subprocess
 import time
@@ -52,8 +52,8 @@ from hipport.options import Options
 from hipport.pipeline import FileResult, scan_paths
 from hipport.versions import Version, short_version
 
-#: A finding this many lines from an error still predicts it (macros, wrapped calls).
-WINDOW = 2
+#: An error this many lines after an older-compiler one is its cascade ("expected ';'").
+CASCADE = 2
 #: Seconds one unit may take; ROCm 5.2 needs ~1-2 s, a slow CI runner several times that.
 TIMEOUT = 180
 #: Extensions compiled as translation units; every other file is a header.
@@ -274,7 +274,7 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
             if (path, line) in by_include:
                 by_include[(path, line)].more += 1
                 continue
-        near = _near(line, findings.get(path, ()) if path else ())
+        near = _near(_lines(d, path, line), findings.get(path, ()) if path else ())
         missing = _NOT_FOUND.match(d.message)
         if missing and missing["header"] in library_headers:
             kind, reason = NOT_INSTALLED, (f"{missing['header']} belongs to a ROCm library that is "
@@ -298,10 +298,23 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
     return verdicts
 
 
-def _near(line: int, findings: Iterable[Finding]) -> tuple[Finding, ...]:
-    """The unfixed findings within ``WINDOW`` lines of ``line`` (or of their span)."""
+def _lines(d: Diagnostic, path: Path | None, line: int) -> frozenset[int]:
+    """Where a finding predicts the error: the line it is judged at, and in the same file
+    the definitions of the macros it was expanded from (a finding in ``CUDA_CHECK``'s body
+    is at the ``#define``, the error at each use)."""
+    lines = {line}
+    for note in d.notes:
+        m = _DIAG.match(note)
+        if m and "expanded from macro" in m["msg"] and path is not None \
+                and Path(m["path"]).resolve() == path:
+            lines.add(int(m["line"]))
+    return frozenset(lines)
+
+
+def _near(lines: frozenset[int], findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """The unfixed findings whose span (first to last line) holds one of ``lines``."""
     return tuple(f for f in findings if not f.fixed
-                 and f.line - WINDOW <= line <= (f.end_line or f.line) + WINDOW)
+                 and any(f.line <= line <= (f.end_line or f.line) for line in lines))
 
 
 def _naming(message: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
@@ -337,7 +350,7 @@ def _judged_at(d: Diagnostic, checked: Mapping[Path, object]) -> tuple[Path | No
 
 def _follows(path: Path | None, line: int, earlier: list[Verdict]) -> Verdict | None:
     return next((v for v in reversed(earlier) if v.kind == OLDER and v.path == path
-                 and 0 <= line - v.line <= WINDOW), None)
+                 and 0 <= line - v.line <= CASCADE), None)
 
 
 # -- whole runs --------------------------------------------------------------------------
@@ -368,29 +381,13 @@ def verify(units: Iterable[Unit], *, compiler: Compiler, target: Version, arch: 
     return Verification(compiler, arch, runs, verdicts, target)
 
 
-def line_map(old: bytes, new: bytes) -> Callable[[int], int]:
-    """Input line → output line, for findings made on the CUDA source and errors in its HIP."""
-    a = old.splitlines()
-    b = new.splitlines()
-    blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-
-    def to_new(line: int) -> int:
-        i = line - 1
-        for tag, i1, i2, j1, j2 in blocks:
-            if i1 <= i < i2:
-                if tag == "equal":
-                    return j1 + (i - i1) + 1
-                return j1 + min(i - i1, max(j2 - j1 - 1, 0)) + 1
-        return line
-
-    return to_new
-
-
-def remap(findings: Iterable[Finding], old: bytes, new: bytes, path: Path) -> tuple[Finding, ...]:
-    """Findings moved onto ``path`` and its line numbers."""
-    to_new = line_map(old, new)
-    return tuple(replace(f, path=str(path), line=to_new(f.line), end_line=to_new(f.end_line or f.line))
-                 for f in findings)
+def at_output(f: Finding, dest: Path) -> Finding:
+    """A convert finding moved onto the converted file ``dest`` and its line numbers
+    (``Finding.output_line``; 0 when convert changed nothing in the file)."""
+    if not f.output_line:
+        return replace(f, path=str(dest))
+    shift = f.output_line - f.line
+    return replace(f, path=str(dest), line=f.output_line, end_line=(f.end_line or f.line) + shift)
 
 
 # -- what to check -------------------------------------------------------------------------
@@ -407,8 +404,7 @@ def units_from_convert(plan_: Plan, results: Iterable[FileResult], into: list[Un
     """Pass convert's results through, noting each written source in ``into``.
 
     Findings are made on the input's lines and moved onto the output's (the converter adds
-    and drops include lines). In place, the input bytes are gone once written, so the
-    input's numbering is kept and ``WINDOW`` absorbs small shifts.
+    and drops include lines): convert gives each its output line.
     """
     for r in results:
         yield r
@@ -422,11 +418,7 @@ def units_from_convert(plan_: Plan, results: Iterable[FileResult], into: list[Un
             continue
         if r.status == "unchanged" and not worth_checking(data):
             continue
-        if target.in_place or r.output is None:
-            findings = tuple(replace(f, path=str(dest)) for f in r.findings)
-        else:
-            findings = remap(r.findings, read_bytes(r.source.path), r.output, dest)
-        into.append(Unit(dest, findings))
+        into.append(Unit(dest, tuple(at_output(f, dest) for f in r.findings)))
 
 
 def _within(path: Path, root: Path) -> bool:

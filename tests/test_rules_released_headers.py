@@ -147,3 +147,30 @@ def test_image_functions_are_reported_only_for_targets_without_image_support():
     assert hp330() == ["`tex1Dfetch` is unavailable on gfx942: HIP has no image support there"]
     assert hp330("gfx90a") == hp330("gfx1100") == []
     assert hp330("gfx90a", "gfx950") == ["`tex1Dfetch` is unavailable on gfx950: HIP has no image support there"]
+
+
+def test_a_macro_pasting_a_cuda_prefix_is_reported_at_its_definition():
+    src = ("#define RT(name) cuda##name\n#define CAT(a, b) a##b\n#define CU(x) x##cuda\n"
+           "void f(void** p) { RT(Malloc)(p, 4); }\n")
+    ctx = analyze(src.encode(), "t.cu", Options())
+    assert [(f.line, f.code) for f in ctx.findings if f.code == "HP190"] == [(1, "HP190")]
+
+
+def test_a_template_mask_is_reported_where_the_file_instantiates_it_narrow():
+    src = ("template <typename T, typename Mask>\n__device__ T vote(Mask m, T p) { return __ballot_sync(m, p); }\n"
+           "template <typename Mask>\nstruct W { Mask mask; __device__ int s(int v) { return __shfl_sync(mask, v, 0); } };\n"
+           "__global__ void k(int* o) { o[0] = vote<int, unsigned long long>(~0ull, 1); W<uint32_t> w{0}; o[1] = w.s(1); }\n")
+    found = [(line, message) for line, code, message in findings(src) if code == "HP217"]
+    assert [line for line, _ in found] == [4]
+    assert "`W<uint32_t>` (line 5)" in found[0][1]
+    narrow = src.replace("vote<int, unsigned long long>", "vote<int, unsigned>")
+    assert [line for line, code, _ in findings(narrow) if code == "HP217"] == [2, 4]
+
+
+def test_the_string_header_is_added_for_7x_and_the_callback_macro_removed():
+    src = ("#include <stdio.h>\n#include <cuda_runtime.h>\n"
+           "void CUDART_CB cb(cudaStream_t s, cudaError_t e, void* p) { memset(p, 0, 4); strlen((char*)p); }\n")
+    assert converted(src) == ("#include <stdio.h>\n#include <cstring>\n#include <hip/hip_runtime.h>\n"
+                              "void cb(hipStream_t s, hipError_t e, void* p) { memset(p, 0, 4); strlen((char*)p); }\n")
+    assert "<cstring>" not in converted(src, "6.3")
+    assert "<cstring>" not in converted(src.replace("<stdio.h>", "<string.h>"))

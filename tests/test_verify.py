@@ -5,6 +5,7 @@ the tier that needs clang and the HIP header sets (tests/test_headers.py: choosi
 from __future__ import annotations
 
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,7 @@ def test_classification_kinds(tmp_path):
         d(40, "use of undeclared identifier 'bar'"),
         d(50, "'local.h' file not found"),
     ]
-    findings = {a: [finding(a, 17, end=18), finding(a, 40, fixed=True)]}
+    findings = {a: [finding(a, 19, end=21), finding(a, 40, fixed=True)]}
     lookup = {"hipStreamCopyAttributes": [Entry((7, 2, 0))], "hipGraphInstantiate": [Entry((4, 3, 0))]}
     verdicts = _classify(tmp_path, diags, findings, lambda n: lookup.get(n, []),
                          frozenset({"hipblas/hipblas.h"}))
@@ -107,7 +108,7 @@ def test_classification_kinds(tmp_path):
         (30, V.UNPREDICTED), (40, V.UNPREDICTED), (50, V.MISSING)]
     assert "exists from HIP 7.2; the headers are HIP 5.2" in verdicts[1].reason
     assert "follows the error at line 10" in verdicts[2].reason
-    assert [f.line for f in verdicts[3].findings] == [17]  # two lines after its span
+    assert [f.line for f in verdicts[3].findings] == [19]  # within its span
 
 
 def test_changed_after_the_compiler_counts_as_older():
@@ -138,11 +139,21 @@ def test_system_header_errors_are_judged_at_the_include_once(tmp_path):
     assert (verdicts[0].path, verdicts[0].line, verdicts[0].kind, verdicts[0].more) == (a, 1, V.PREDICTED, 2)
 
 
-def test_line_map_follows_inserted_and_removed_lines():
-    old = b"a\nb\nc\nd\n"
-    new = b"#include <hip/hip_runtime.h>\na\nb\nd\n"
-    to_new = V.line_map(old, new)
-    assert [to_new(n) for n in (1, 2, 4)] == [2, 3, 4]
+def test_findings_move_to_their_output_lines(tmp_path):
+    dest = tmp_path / "a.hip"
+    moved = V.at_output(replace(finding(dest, 4, end=6), output_line=5), dest)
+    assert (moved.line, moved.end_line, moved.path) == (5, 7, str(dest))
+    assert V.at_output(finding(dest, 4), dest).line == 4  # convert changed nothing
+
+
+def test_a_finding_predicts_errors_on_its_own_lines_and_in_macros_it_is_in(tmp_path):
+    a = (tmp_path / "a.hip").resolve()
+    expanded = f"{a}:2:30: note: expanded from macro 'CHECK'"
+    diags = [V.Diagnostic(a, 8, 1, "error", "use of undeclared identifier 'x'"),
+             V.Diagnostic(a, 9, 1, "error", "use of undeclared identifier 'y'"),
+             V.Diagnostic(a, 20, 5, "error", "use of undeclared identifier 'z'", notes=(expanded,))]
+    verdicts = _classify(tmp_path, diags, {a: [finding(a, 2), finding(a, 7, end=8)]})
+    assert [(v.line, v.kind) for v in verdicts] == [(8, V.PREDICTED), (9, V.UNPREDICTED), (20, V.PREDICTED)]
 
 
 def test_exit_status_ignores_machine_explained_errors(tmp_path):
@@ -264,7 +275,7 @@ def test_an_error_inside_a_system_template_is_judged_at_the_call(tmp_path):
                      notes=(f"{a}:6:10: note: in instantiation of function template specialization "
                             "'__shfl_down_sync<unsigned int, float>' requested here",),
                      included_from=(f"{a}:1",))
-    verdicts = _classify(tmp_path, [d], {a: [finding(a, 5, "HP202")]})
+    verdicts = _classify(tmp_path, [d], {a: [finding(a, 6, "HP217")]})
     assert [(v.path, v.line, v.kind) for v in verdicts] == [(a, 6, V.PREDICTED)]
     verdicts = _classify(tmp_path, [d], {a: [finding(a, 12, "HP202")]})
     assert [(v.line, v.kind) for v in verdicts] == [(6, V.UNPREDICTED)]  # not the include

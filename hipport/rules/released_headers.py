@@ -23,7 +23,9 @@ from hipport.parse import Node, call_arguments, enclosing_function, function_qua
 from hipport.preprocessor.directives import declares
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY, SaysWhatItIs
+from hipport.rules.deep.pasted_names import ApiNameBuiltByMacro
 from hipport.rules.warp import widen
+from hipport.rules.warp.template_masks import narrow_instantiation
 
 try:
     import tomllib
@@ -39,6 +41,7 @@ class _Data(NamedTuple):
     mask_functions: frozenset[str]
     narrow_types: frozenset[str]
     headers_elsewhere: frozenset[str]
+    pasted_prefixes: tuple[str, ...]
 
 
 @lru_cache(maxsize=1)
@@ -49,7 +52,7 @@ def _data() -> _Data:
         {k: (v["arg"], tuple(v["majors"])) for k, v in raw["void_pointer"].items()},
         dict(raw["device"]), frozenset(raw["mask"]["functions"]),
         frozenset(raw["mask"]["narrow_types"]),
-        frozenset(raw["no_counterpart"]["left_to_other_rules"]))
+        frozenset(raw["no_counterpart"]["left_to_other_rules"]), tuple(raw["token_paste"]["prefixes"]))
 
 
 # --------------------------------------------------------------------------- rules
@@ -340,6 +343,13 @@ def _check_mask(ctx: Context, call: Node, name: str, mask: Node) -> None:
                    f"`{var}` (`{declared}`, 32 bits or less) is the mask of `{name}`: HIP's "
                    "*_sync functions static_assert a 64-bit mask, so this does not compile",
                    f"declare `{var}` as `unsigned long long`", fix=widen.variable_edits(ctx, call, var))
+    elif found := narrow_instantiation(ctx, call, var, declared, _data().narrow_types):
+        param, instance, line = found
+        ctx.report(SyncMaskNarrowCall, call,
+                   f"`{var}` (template type `{param}`) is the mask of `{name}`, and `{instance}` "
+                   f"(line {line}) makes it 32 bits: HIP's *_sync functions static_assert a 64-bit "
+                   "mask, so that instantiation does not compile",
+                   f"instantiate with `unsigned long long`, or convert `{var}` to it at the call")
 
 
 def _check_surface(ctx: Context, call: Node, name: str, args: list[Node], templated: bool,
@@ -415,6 +425,30 @@ def _device_only(ctx: Context, node: Node) -> bool:
         return False
     quals = function_qualifiers(ctx.src, func)
     return "__host__" not in quals and bool(quals & {"__global__", "__device__"})
+
+
+@REGISTRY.visits("preproc_function_def", codes=(ApiNameBuiltByMacro,))
+def _pasting_macro(node: Node, ctx: Context) -> None:
+    """``#define RT(name) cuda##name``: the names the macro builds are never written, so
+    never rewritten. The deep engine reports each use; this reports the definition, where
+    the compiler's "expanded from macro" note points."""
+    value = node.child_by_field_name("value")
+    if value is None or b"##" not in ctx.src[value.start_byte:value.end_byte]:
+        return
+    m = _pasted_prefix().search(ctx.text(value))
+    if m is not None:
+        name = node.child_by_field_name("name")
+        macro = ctx.text(name) if name is not None else "?"
+        ctx.report(ApiNameBuiltByMacro, node.child_by_field_name("name") or node,
+                   f"macro `{macro}` pastes the CUDA prefix `{m[1]}` onto its argument: the names it "
+                   "builds are not rewritten, so the HIP build still uses the CUDA ones",
+                   f"write the names out, or paste the HIP prefix in a HIP branch of `{macro}`")
+
+
+@lru_cache(maxsize=1)
+def _pasted_prefix() -> re.Pattern[str]:
+    prefixes = sorted(_data().pasted_prefixes, key=len, reverse=True)
+    return re.compile(r"(?<![\w])(" + "|".join(map(re.escape, prefixes)) + r")\s*##")
 
 
 @REGISTRY.visits("preproc_include")

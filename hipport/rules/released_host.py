@@ -1,0 +1,142 @@
+"""Host-side gaps the released HIP headers showed: what CUDA's runtime header brings along.
+
+CUDA's ``cuda_runtime.h`` (which nvcc also includes into every ``.cu`` file) includes the
+C string header and defines the callback calling-convention macro ``CUDART_CB``. HIP 7's
+``hip_runtime.h`` does neither: ``memset`` no longer resolves on the host ("no matching
+function", only HIP's device overload is seen) and ``void CUDART_CB f(...)`` does not
+parse. Facts: ``mappings/released_headers.toml`` ``[host_header]``, ``[empty_macros]``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from hipport.context import Context
+from hipport.datafiles import mappings
+from hipport.edits import Edit
+from hipport.findings import Effort, Severity
+from hipport.parse import Node, call_name
+from hipport.registry import any_word_of
+from hipport.rules import REGISTRY, SaysWhatItIs
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict:
+    return tomllib.loads(mappings().joinpath("released_headers.toml").read_text(encoding="utf-8"))
+
+
+@REGISTRY.rule
+class HostHeaderNotIncluded(SaysWhatItIs):
+    """A C string function used without its header, which CUDA's runtime header included
+
+    ## Why
+    `cuda_runtime.h` includes `<string.h>`, so CUDA code calls `memset` or `strlen` with no
+    include of its own. HIP 7's `hip_runtime.h` (7.1.25424) no longer does: host calls fail
+    ("no matching function for call to 'memset'": only HIP's device overload is declared).
+    HIP 6.2's still did.
+
+    ## Example
+    ```cuda
+    #include <cuda_runtime.h>
+    void clear(char* b, int n) { memset(b, 0, n); }
+    ```
+    becomes
+    ```cuda
+    #include <hip/hip_runtime.h>
+    #include <cstring>
+    void clear(char* b, int n) { memset(b, 0, n); }
+    ```
+
+    ## Fix
+    `hipport convert` adds `#include <cstring>` after the file's first include.
+    """
+
+    code = "HP334"
+    slug = "host-header-not-included"
+    severity = Severity.HIGH
+    effort = Effort.NONE
+
+
+@REGISTRY.rule
+class CallingConventionMacro(SaysWhatItIs):
+    """CUDA's callback calling-convention macro, which HIP does not define
+
+    ## Why
+    `CUDART_CB` (and the driver's `CUDA_CB`) is `__stdcall` on Windows and empty elsewhere;
+    CUDA's callback types carry it. HIP's callback types (`hipStreamCallback_t`,
+    `hipHostFn_t`) have no calling convention, and no HIP header defines the macro, so
+    `void CUDART_CB f(...)` does not parse.
+
+    ## Example
+    ```cuda
+    void CUDART_CB done(cudaStream_t s, cudaError_t e, void* p) { }
+    ```
+    becomes
+    ```cuda
+    void done(hipStream_t s, hipError_t e, void* p) { }
+    ```
+
+    ## Fix
+    `hipport convert` removes the macro: HIP's callback types are plain function pointers.
+    """
+
+    code = "HP335"
+    slug = "calling-convention-macro"
+    severity = Severity.HIGH
+    effort = Effort.NONE
+
+
+_STRING_FUNCTIONS = any_word_of(_data()["host_header"]["functions"])
+_MACROS = any_word_of(_data()["empty_macros"]["names"])
+_INCLUDED = re.compile(rb"#[ \t]*include[ \t]*[<\"](?:cstring|string\.h)[>\"]")
+
+
+@REGISTRY.visits("call_expression", names=_STRING_FUNCTIONS, codes=(HostHeaderNotIncluded,))
+def _string_call(node: Node, ctx: Context) -> None:
+    facts = _data()["host_header"]
+    if ctx.options.rocm[0] not in facts["majors"] or ctx.scratch.get("released_host.string"):
+        return
+    name = call_name(ctx.src, node)
+    if name not in facts["functions"] or _INCLUDED.search(ctx.src) or not _runtime_implied(ctx):
+        return
+    ctx.scratch["released_host.string"] = True  # once per file: one include fixes every call
+    first = next((c for c in ctx.tree.root_node.children if c.type == "preproc_include"), None)
+    fix = [] if first is None or ctx.in_macro_body else [_after(ctx, first)]
+    ctx.report(HostHeaderNotIncluded, node,
+               f"`{name}` is declared by <string.h>, which CUDA's runtime header included and "
+               f"HIP {ctx.options.rocm[0]}'s hip_runtime.h does not", "#include <cstring>", fix=fix)
+
+
+def _runtime_implied(ctx: Context) -> bool:
+    """The file gets CUDA's runtime header: it includes it (or cuda.h), or nvcc adds it."""
+    return Path(ctx.path).suffix.lower() == ".cu" or re.search(
+        rb"#[ \t]*include[ \t]*[<\"](?:cuda_runtime(?:_api)?\.h|cuda\.h)[>\"]", ctx.src) is not None
+
+
+def _after(ctx: Context, include: Node) -> Edit:
+    """An insertion of ``#include <cstring>`` on the line after ``include``."""
+    src = ctx.src
+    end = src.find(b"\n", include.start_byte)
+    end = len(src) if end < 0 else end + 1
+    newline = b"\r\n" if src[end - 2:end] == b"\r\n" else b"\n"
+    return Edit(end, end, (b"" if src[end - 1:end] == b"\n" else newline) + b"#include <cstring>" + newline)
+
+
+@REGISTRY.visits("identifier", "type_identifier", names=_MACROS, codes=(CallingConventionMacro,))
+def _calling_convention(node: Node, ctx: Context) -> None:
+    name = ctx.text(node)
+    if name not in _data()["empty_macros"]["names"]:
+        return
+    end = node.end_byte
+    while end < len(ctx.src) and ctx.src[end:end + 1] in (b" ", b"\t"):
+        end += 1
+    ctx.report(CallingConventionMacro, node, f"`{name}` is CUDA's callback calling convention; HIP's "
+               "callback types have none and no HIP header defines it", "remove it",
+               fix=[Edit(node.start_byte, end, b"")])
