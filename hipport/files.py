@@ -46,6 +46,9 @@ _CUDA_HINT = re.compile(
     rb"|__AMDGCN|asm|cub|thrust|nvcuda|nvrtc|nccl|nvtx|Nv[A-Z]|nvinfer|cutlass|cute"
     rb"|cublas|curand|cufft|cusparse|cusolver|cudnn|cutensor|cufile|cooperative_groups"
     rb"|texture|surf[0-9A-Z]|tex[0-9A-Z]|half|__nv_|bfloat16|fp8|mma|__half|__float"
+    # CUDA headers without "cuda" in their name (a header including only vector_types.h)
+    rb"|_types\.h|device_functions|device_launch_parameters|math_constants|host_defines"
+    rb"|channel_descriptor|sm_[0-9]+_"
 )
 
 

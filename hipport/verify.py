@@ -2,7 +2,7 @@
 
 A translation is only as good as whether AMD's compiler accepts it, and hipport's promise
 is that every failure is predicted by a finding at its line. So each compile error is
-linked to the unfixed findings on or near its line and given the first class that fits:
+linked to the unfixed findings at its line and given the first class that fits:
 
 * ``not-installed``  ``'lib/header.h' file not found`` for a header hipport maps to: a
                      ROCm library is missing from this machine, not from the code;
@@ -12,6 +12,8 @@ linked to the unfixed findings on or near its line and given the first class tha
 * ``predicted``      a finding whose span holds the error's line (or the line of a macro
                      the error was expanded from) says so, or one in the file names what
                      the error quotes (library rules report once per file);
+* ``predicted``      also an error on the line of a predicted one, or naming as undeclared
+                     what a line with a predicted error declares (its cascade);
 * ``missing-header`` any other ``file not found``: an include path is missing (``-I``);
 * ``older-compiler`` again for an error within ``CASCADE`` lines after an older-compiler
                      error in the same file (cascades such as "expected ';'");
@@ -114,7 +116,7 @@ class Verdict:
     path: Path | None  # where it is judged: its own place, or the checked file's include
     line: int  # that leads to a system header holding it
     kind: str  # one of KINDS
-    findings: tuple[Finding, ...] = ()  # the unfixed findings on or near ``line``
+    findings: tuple[Finding, ...] = ()  # the unfixed findings at ``line``
     reason: str = ""
     more: int = 0  # further errors in system headers reached through the same include
 
@@ -268,6 +270,7 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
             errors.setdefault(d.key(), (unit, d))
     verdicts: list[Verdict] = []
     by_include: dict[tuple, Verdict] = {}
+    texts: dict[Path, list[str]] = {}
     for unit, d in sorted(errors.values(), key=lambda ud: ud[1].key()):
         path, line = _judged_at(d, findings)
         if (path, line) != (d.path, d.line):
@@ -285,12 +288,15 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
             kind, reason = PREDICTED, "; ".join(sorted({f.code for f in near}))
         elif near := _naming(d.message, findings.get(path, ()) if path else ()):
             kind, reason = PREDICTED, "; ".join(sorted({f.code for f in near})) + " (names it)"
+        elif cause := _cascade(d.message, path, line, verdicts, texts):
+            kind, reason = PREDICTED, f"follows the predicted error at line {cause.line}" + (
+                "" if cause.line == line else ", where what it names is declared")
         elif missing:
             kind, reason = MISSING, "not on the include path (pass its directory with -I)"
         elif cause := _follows(path, line, verdicts):
             kind, reason = OLDER, f"follows the error at line {cause.line}"
         else:
-            kind, reason = UNPREDICTED, "no hipport finding on or near this line"
+            kind, reason = UNPREDICTED, "no hipport finding at this line"
         v = Verdict(d, unit, path, line, kind, near, reason)
         if (path, line) != (d.path, d.line):
             by_include[(path, line)] = v
@@ -346,6 +352,34 @@ def _judged_at(d: Diagnostic, checked: Mapping[Path, object]) -> tuple[Path | No
         if candidate in checked:
             return candidate, int(line)
     return d.path, d.line
+
+
+def _cascade(message: str, path: Path | None, line: int, earlier: list[Verdict],
+             texts: dict[Path, list[str]]) -> Verdict | None:
+    """The predicted error this one follows from: one on the same line (the rest of a
+    statement the compiler could not make sense of), or the one on the line that declares
+    the name this error says is undeclared (``fragment<…> fa;`` failed, so each use of
+    ``fa`` does)."""
+    if path is None:
+        return None
+    same = [v for v in earlier if v.kind == PREDICTED and v.path == path]
+    if cause := next((v for v in reversed(same) if v.line == line), None):
+        return cause
+    m = _UNDECLARED.match(message)
+    if m is None or not same:
+        return None
+    if path not in texts:
+        try:
+            texts[path] = read_bytes(path).decode("utf-8", "replace").splitlines()
+        except OSError:
+            texts[path] = []
+    word = re.compile(rf"(?<![\w]){re.escape(m[1])}(?![\w])")
+    lines = texts[path]
+    return next((v for v in same if v.line < line and 0 < v.line <= len(lines)
+                 and word.search(lines[v.line - 1])), None)
+
+
+_UNDECLARED = re.compile(r"use of undeclared identifier '([A-Za-z_]\w*)'")
 
 
 def _follows(path: Path | None, line: int, earlier: list[Verdict]) -> Verdict | None:

@@ -9,7 +9,7 @@ Runtime: ~0.9 s a translation unit, two at a time, per target.
 
 Every file that fails to compile must be listed below with the reason, and every listed
 file must still fail (a fixed one should leave the list). No error may be "unpredicted"
-(no hipport finding on or near it) unless it is a known gap listed in KNOWN_GAPS.
+(no hipport finding at its line) unless it is a known gap listed in KNOWN_GAPS.
 """
 
 from __future__ import annotations

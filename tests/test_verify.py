@@ -292,3 +292,16 @@ def test_an_error_naming_what_a_finding_names_is_predicted(tmp_path):
     assert [(v.line, v.kind) for v in verdicts] == [
         (30, V.PREDICTED), (31, V.UNPREDICTED), (40, V.UNPREDICTED)]
     assert verdicts[0].reason == "HP401 (names it)"
+
+
+def test_errors_that_follow_a_predicted_one_are_its_cascade(tmp_path):
+    a = (tmp_path / "a.hip").resolve()
+    a.write_text("x\n  fragment<half> fa;  // HP304\n  load(fa);\n  use(gb);\n")
+    diags = [V.Diagnostic(a, 2, 3, "error", "no template named 'fragment'"),
+             V.Diagnostic(a, 2, 20, "error", "expected ';'"),
+             V.Diagnostic(a, 3, 8, "error", "use of undeclared identifier 'fa'"),
+             V.Diagnostic(a, 4, 7, "error", "use of undeclared identifier 'gb'")]
+    verdicts = _classify(tmp_path, diags, {a: [finding(a, 2, "HP304")]})
+    assert [(v.line, v.kind) for v in verdicts] == [
+        (2, V.PREDICTED), (2, V.PREDICTED), (3, V.PREDICTED), (4, V.UNPREDICTED)]
+    assert verdicts[2].reason == "follows the predicted error at line 2, where what it names is declared"

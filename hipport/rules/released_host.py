@@ -140,3 +140,44 @@ def _calling_convention(node: Node, ctx: Context) -> None:
     ctx.report(CallingConventionMacro, node, f"`{name}` is CUDA's callback calling convention; HIP's "
                "callback types have none and no HIP header defines it", "remove it",
                fix=[Edit(node.start_byte, end, b"")])
+
+
+@REGISTRY.rule
+class CudaTypedefMissing(SaysWhatItIs):
+    """A fixed-width typedef of CUDA's `cuda.h` that HIP does not have
+
+    ## Why
+    `cuda.h` declares `typedef uint32_t cuuint32_t;` and `typedef uint64_t cuuint64_t;`
+    (the tensor-map and driver APIs use them). No HIP header declares them and no mapping
+    table lists them, so the converted code stops at "unknown type name".
+
+    ## Example
+    ```cuda
+    cuuint64_t dims[2] = {1024, 1024};
+    ```
+    becomes
+    ```cuda
+    uint64_t dims[2] = {1024, 1024};
+    ```
+
+    ## Fix
+    `hipport convert` writes the standard type the typedef names.
+    """
+
+    code = "HP336"
+    slug = "cuda-typedef-missing"
+    severity = Severity.MEDIUM
+    effort = Effort.NONE
+
+
+_TYPEDEFS = any_word_of(_data()["typedefs"])
+
+
+@REGISTRY.visits("type_identifier", names=_TYPEDEFS, codes=(CudaTypedefMissing,))
+def _typedef(node: Node, ctx: Context) -> None:
+    name = ctx.text(node)
+    target = _data()["typedefs"].get(name)
+    if target is None or ctx.branches.provides(name):
+        return
+    ctx.report(CudaTypedefMissing, node, f"`{name}` is cuda.h's typedef of `{target}`; HIP has none",
+               target, fix=[Edit(node.start_byte, node.end_byte, target.encode())])
