@@ -115,9 +115,12 @@ def _string_call(node: Node, ctx: Context) -> None:
 
 
 def _runtime_implied(ctx: Context) -> bool:
-    """The file gets CUDA's runtime header: it includes it (or cuda.h), or nvcc adds it."""
-    return Path(ctx.path).suffix.lower() == ".cu" or re.search(
-        rb"#[ \t]*include[ \t]*[<\"](?:cuda_runtime(?:_api)?\.h|cuda\.h)[>\"]", ctx.src) is not None
+    """The string header reached the file only through CUDA's runtime header: it includes
+    that (or cuda.h) itself, or it is a ``.cu`` file (nvcc adds it) that includes no
+    project header (which might bring the string header along)."""
+    if re.search(rb"#[ \t]*include[ \t]*[<\"](?:cuda_runtime(?:_api)?\.h|cuda\.h)[>\"]", ctx.src):
+        return True
+    return Path(ctx.path).suffix.lower() == ".cu" and re.search(rb'#[ \t]*include[ \t]*"', ctx.src) is None
 
 
 def _after(ctx: Context, include: Node) -> Edit:
