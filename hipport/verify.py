@@ -301,6 +301,10 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
         if (path, line) != (d.path, d.line):
             by_include[(path, line)] = v
         verdicts.append(v)
+    predicted_at = {(v.path, v.line): v for v in verdicts if v.kind == PREDICTED}
+    for v in verdicts:  # a same-line cascade the (line, column) order met before its cause
+        if v.kind == UNPREDICTED and (cause := predicted_at.get((v.path, v.line))) is not None:
+            v.kind, v.reason = PREDICTED, f"follows the predicted error at line {cause.line}"
     return verdicts
 
 
