@@ -34,8 +34,9 @@ class ApiNameBuiltByMacro:
     `##` operator, so `cudaMalloc` never appears in the text. hipport rewrites names where
     they are written; it cannot rewrite half of a pasted token, so after conversion the
     expansion still produces the CUDA name and the file fails to compile (or links against
-    nothing). Only the deep engine (`--engine clang`, which runs the preprocessor) sees
-    these uses; they are reported at the line where the macro is used.
+    nothing). The deep engine (`--engine clang`, which runs the preprocessor) sees these
+    uses and reports each where the macro is used; the default engine reports the macro's
+    definition when its body pastes a CUDA prefix (`cuda##name`, rules/released_headers.py).
 
     ## Example
     ```cuda
