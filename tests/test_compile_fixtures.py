@@ -36,8 +36,6 @@ HEADER_SETS = {"7.2.1": (7, 1, 25424), "6.3": (6, 2, 41134)}
 NO_LIBRARY = "a ROCm library the header sets do not carry (hipBLAS, hipCUB, hipFFT, rocWMMA...)"
 NO_TORCH = "PyTorch extension: torch/extension.h is not installed"
 FIXTURE = "rule fixture written to trigger findings, not to compile"
-SAMPLES_COMMON = ("helper_cuda.h not found: the samples' CMake adds Common/ to the include path, "
-                  "which verify does not read")
 
 #: rel path in the output tree → why it does not compile, for both targets (a dict value
 #: {target: reason} for one target only). A key ending in "/" covers a directory whose
@@ -57,9 +55,6 @@ EXPECTED_FAILURES: dict[str, str | dict[str, str]] = {
     "fixtures/deps/gaussian-splatting/csrc/rasterize_points.cu": NO_TORCH,
     "fixtures/deps/gaussian-splatting/ext.cpp": NO_TORCH,
     "examples/cuda-project/src/main.cu": NO_LIBRARY,
-    **{f"examples/cuda-samples/Samples/{sample}": SAMPLES_COMMON for sample in (
-        "0_Introduction/asyncAPI/asyncAPI.cu", "0_Introduction/matrixMul/matrixMul.cu",
-        "0_Introduction/vectorAdd/vectorAdd.cu", "1_Utilities/deviceQuery/deviceQuery.cpp")},
 }
 
 #: Include directories a project's build file adds (the tier reads no CMake):
