@@ -45,8 +45,15 @@ class _Data(NamedTuple):
 
 
 @lru_cache(maxsize=1)
+def raw_data() -> dict:
+    """``mappings/released_headers.toml`` as parsed, once a process: this module's rules and
+    released_host's read the same file."""
+    return tomllib.loads(mappings().joinpath("released_headers.toml").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
 def _data() -> _Data:
-    raw = tomllib.loads(mappings().joinpath("released_headers.toml").read_text(encoding="utf-8"))
+    raw = raw_data()
     return _Data(
         frozenset(raw["image"]["functions"]), dict(raw["surface"]),
         {k: (v["arg"], tuple(v["majors"])) for k, v in raw["void_pointer"].items()},

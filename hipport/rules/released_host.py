@@ -10,26 +10,15 @@ parse. Facts: ``mappings/released_headers.toml`` ``[host_header]``, ``[empty_mac
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from pathlib import Path
 
 from hipport.context import Context
-from hipport.datafiles import mappings
 from hipport.edits import Edit
 from hipport.findings import Effort, Severity
 from hipport.parse import Node, call_name
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY, SaysWhatItIs
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
-
-
-@lru_cache(maxsize=1)
-def _data() -> dict:
-    return tomllib.loads(mappings().joinpath("released_headers.toml").read_text(encoding="utf-8"))
+from hipport.rules.released_headers import raw_data as _data
 
 
 @REGISTRY.rule
