@@ -53,6 +53,10 @@ def test_arbitrary_bytes_never_crash(data: bytes, options: Options, name: str) -
 # unclosed parenthesis (the example); checked on every run, whatever the seed.
 @example(['#define L(k) k<<<1, 32>>>(cudaGetLastError())', "(", "template <int N>", '#include "cublas_v2.h"'],
          ["\n"] * 30, OPTIONS[0], "a.cu")
+# Found by tools/fuzz.py: the include was added in the middle of a broken statement (before
+# the line of an include the parser read out of the middle of a line), and the next parse of
+# that statement made its launch clean enough to rewrite.
+@example(["*", "o#i.h>", 'x<><<<2,s>>>();#include""'], ["\n", "\n", ""] + ["\n"] * 27, OPTIONS[2], "a.cu")
 def test_conversion_is_idempotent(pieces: list[str], seps: list[str], options: Options, name: str) -> None:
     src = "".join(p + s for p, s in zip(pieces, seps)).encode()
     once, _, _ = transform(src, name, options)

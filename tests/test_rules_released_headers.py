@@ -174,3 +174,14 @@ def test_the_string_header_is_added_for_7x_and_the_callback_macro_removed():
                               "void cb(hipStream_t s, hipError_t e, void* p) { memset(p, 0, 4); strlen((char*)p); }\n")
     assert "<cstring>" not in converted(src, "6.3")
     assert "<cstring>" not in converted(src.replace("<stdio.h>", "<string.h>"))
+
+
+def test_a_file_with_no_include_gets_the_string_header_on_the_first_run():
+    """It went after the first include only, and the file had none until this run added
+    hip_runtime.h: the next run added <cstring> after that (found by tools/fuzz.py)."""
+    src = "__global__ void k() {}\nvoid f(char* b) { memset(b, 0, 4); }\n"
+    once = converted(src)
+    assert once == "#include <hip/hip_runtime.h>\n#include <cstring>\n" + src
+    assert converted(once) == once
+    plain = "void f(char* b) { memset(b, 0, 4); }\r\n"  # no HIP include to add: <cstring> alone
+    assert converted(plain) == "#include <cstring>\r\n" + plain

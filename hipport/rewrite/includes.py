@@ -158,10 +158,8 @@ def add_hip_runtime(ctx: Context) -> None:
         return
     if ctx.rewrites == 0 and not any(m in ctx.src for m in _DEVICE_MARKERS):
         return
-    newline = b"\r\n" if b"\r\n" in ctx.src else b"\n"
-    at, before = _own_line(ctx, _insertion_point(ctx), newline)
-    if not before:
-        at = _unspliced(ctx.src, at)
+    newline = newline_of(ctx.src)
+    at, before = top_include_place(ctx)
     if runtime_at is not None and at >= runtime_at:
         return  # the first place it could go is the existing include (the HIP header
         # before it sits in an #if branch): a second copy there would add nothing
@@ -174,6 +172,20 @@ def add_hip_runtime(ctx: Context) -> None:
     # first byte of the file) the include must come before everything else.
     ctx.edits.insert(0, Edit(at, at, before + b"#include <" + HIP_RUNTIME.encode() + b">" + newline))
     ctx.rewrites += 1
+
+
+def newline_of(src: bytes) -> bytes:
+    """The line ending an added line gets: CRLF when the file has any, else LF."""
+    return b"\r\n" if b"\r\n" in src else b"\n"
+
+
+def top_include_place(ctx: Context) -> tuple[int, bytes]:
+    """Where an include added at the top of the file goes, and what comes before it there
+    (a newline, or nothing): the place of the added hip_runtime.h, which another include
+    added for a file that has none (HP334's <cstring>) shares, so that both are added on
+    the first run instead of one per run."""
+    at, before = _own_line(ctx, _insertion_point(ctx), newline_of(ctx.src))
+    return (at if before else _unspliced(ctx.src, at)), before
 
 
 def _own_line(ctx: Context, at: int, newline: bytes) -> tuple[int, bytes]:
@@ -222,12 +234,14 @@ def _uses_hip_runtime(ctx: Context) -> bool:
 
 
 def _insertion_point(ctx: Context) -> int:
-    """Before the first top-level ``#include``; else after a header guard or ``#pragma
+    """Before the first top-level ``#include`` (one that starts its line: the parser also
+    reads one out of the middle of a line of broken code, and the line start before that
+    is inside the broken statement, whose parse a new line there changes); else after a header guard or ``#pragma
     once``; else before the first code (after the leading comment block)."""
     root = ctx.tree.root_node
     children = [c for c in root.children]
     for c in children:
-        if c.type == "preproc_include":
+        if c.type == "preproc_include" and starts_line(ctx.src, c.start_byte):
             return c.start_byte
     first = next((c for c in children if c.type != "comment"), None)
     if first is None:

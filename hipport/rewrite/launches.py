@@ -63,6 +63,43 @@ def _is_dim3(node: Node, ctx: Context) -> bool:
     return False
 
 
+def _statement_is_clean(node: Node) -> bool:
+    """Whether the statement (or declaration) holding the launch parsed without error.
+
+    In broken code the parser's error recovery decides what a launch is: a clean launch
+    inside a malformed one (``k<<<1,s>>>();}k<<<1,s>>>()`` read as one), or beside one
+    in the same ERROR node (``m<<<0,m>>>();*m<<<6,m>>>()``). Rewriting it changes how the
+    next run reads the rest (the other launch becomes clean: two runs, two outputs), so a
+    launch is rewritten only when its own statement is whole; an error elsewhere in the
+    function does not matter. A statement at file scope, where every macro body is
+    parsed, is always read with a missing ``...`` after it (a parameter pack expansion):
+    that one is no error."""
+    up = node.parent
+    while up is not None:
+        if up.type == "ERROR":
+            return False
+        if up.type.endswith("_statement") or up.type in _STATEMENT_LEVEL:
+            return not up.has_error or _only_missing_pack(up)
+        up = up.parent
+    return True
+
+
+#: Where the walk up from a launch stops: the statement-like nodes that are not ``*_statement``.
+_STATEMENT_LEVEL = frozenset(("declaration", "field_declaration", "init_declarator"))
+
+
+def _only_missing_pack(statement: Node) -> bool:
+    """Whether the statement's only errors are zero-width ``...`` tokens the parser made up
+    (its reading of an expression statement at file scope)."""
+    stack = [statement]
+    while stack:
+        n = stack.pop()
+        if n.type == "ERROR" or (n.is_missing and n.type != "..."):
+            return False
+        stack.extend(c for c in n.children if c.has_error or c.is_missing)
+    return True
+
+
 @REGISTRY.visits("call_expression", when=lambda options: options.launch_syntax == "hip")
 def rewrite_launch(node: Node, ctx: Context) -> None:
     if ctx.options.launch_syntax != "hip":
@@ -80,11 +117,8 @@ def rewrite_launch(node: Node, ctx: Context) -> None:
         # and collide with its renames), and error recovery that made a launch of code
         # only a reparse after conversion would read otherwise.
         return
-    outer = node.parent
-    if outer is not None and outer.type == "call_expression" and outer.has_error \
-            and any(c.type == "kernel_call_syntax" for c in outer.children):
-        return  # inside such a launch (``k<<<1,s>>>();}k<<<1,s>>>()`` read as one): left
-        # with it, or the rewrite changes how the parser reads the rest the next time
+    if not _statement_is_clean(node):
+        return
     template = _is_template(fn, ctx)
     open0, open1 = ("" if _is_dim3(p, ctx) else "dim3(" for p in parts[:2])
     close0, close1 = (")" if o else "" for o in (open0, open1))

@@ -17,6 +17,7 @@ from hipport.edits import Edit
 from hipport.findings import Effort, Severity
 from hipport.parse import Node, call_name
 from hipport.registry import any_word_of
+from hipport.rewrite.includes import newline_of, top_include_place
 from hipport.rules import REGISTRY, SaysWhatItIs
 from hipport.rules.released_headers import raw_data as _data
 
@@ -97,7 +98,7 @@ def _string_call(node: Node, ctx: Context) -> None:
         return
     ctx.scratch["released_host.string"] = True  # once per file: one include fixes every call
     first = next((c for c in ctx.tree.root_node.children if c.type == "preproc_include"), None)
-    fix = [] if first is None or ctx.in_macro_body else [_after(ctx, first)]
+    fix = [] if ctx.in_macro_body else [_after(ctx, first) if first is not None else _at_top(ctx)]
     ctx.report(HostHeaderNotIncluded, node,
                f"`{name}` is declared by <string.h>, which CUDA's runtime header included and "
                f"HIP {ctx.options.rocm[0]}'s hip_runtime.h does not", "#include <cstring>", fix=fix)
@@ -110,6 +111,14 @@ def _runtime_implied(ctx: Context) -> bool:
     if re.search(rb"#[ \t]*include[ \t]*[<\"](?:cuda_runtime(?:_api)?\.h|cuda\.h)[>\"]", ctx.src):
         return True
     return Path(ctx.path).suffix.lower() == ".cu" and re.search(rb'#[ \t]*include[ \t]*"', ctx.src) is None
+
+
+def _at_top(ctx: Context) -> Edit:
+    """An insertion of ``#include <cstring>`` in a file with no include: where the added
+    hip_runtime.h goes (that one first, its edit leads the list). Without it, the next run
+    would put it after the hip_runtime.h this run added: two runs, two outputs."""
+    at, before = top_include_place(ctx)
+    return Edit(at, at, before + b"#include <cstring>" + newline_of(ctx.src))
 
 
 def _after(ctx: Context, include: Node) -> Edit:
