@@ -113,6 +113,53 @@ def _ptx_items(template: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
+#: PTX instruction names (the part before the first dot) that real code puts in asm blocks.
+_PTX_OPCODES = frozenset((
+    "abs add addc and atom bar barrier bfe bfi bfind bmsk bra brev call clz cnot copysign cos cp "
+    "cvt cvta discard div dp2a dp4a elect ex2 fence fma fns griddepcontrol isspacep ld ldmatrix "
+    "ldu lg2 lop3 mad mad24 madc mapa match max mbarrier membar min mma mov movmatrix mul mul24 "
+    "multimem nanosleep neg not or popc prefetch prefetchu prmt rcp red redux rem rsqrt sad selp "
+    "set setmaxnreg setp shf shfl shl shr sin slct sqrt st stmatrix sub subc suld sured sust "
+    "tanh testp tex tld4 txq vabsdiff vadd vmad vmax vmin vote vset vshl vshr vsub wgmma wmma xor"
+).split())
+#: PTX's SIMD video instructions, whose names 32-bit Arm NEON shares (``vadd.s16``).
+_PTX_VIDEO = frozenset(("vabsdiff", "vadd", "vmad", "vmax", "vmin", "vset", "vshl", "vshr", "vsub"))
+_PTX_TYPE_RE = re.compile(r"^[usbf](?:8|16|32|64)$")
+#: Qualifiers only PTX writes after such a name: types, state spaces, orders, modes.
+_PTX_QUALIFIER_RE = re.compile(
+    r"^(?:[usbf](?:8|16|32|64|128)|f16x2|bf16(?:x2)?|tf32|e4m3|e5m2|pred|global|shared|local|const"
+    r"|param|generic|cta|gpu|sys|cluster|sync|aligned|volatile|relaxed|acquire|release|acq_rel|nc"
+    r"|ca|cg|cs|cv|lu|wb|wt|async|bulk|up|down|bfly|idx|approx|full|ftz|sat|rn|rz|rm|rp|rni|rzi"
+    r"|rmi|rpi|wide|hi|lo|uni|any|all|ballot|trans|v[24]|x[124]|m\d+n\d+(?:k\d+)?)$"
+)
+
+
+@lru_cache(maxsize=4096)
+def _looks_ptx(template: str) -> bool:
+    """Whether a template is recognisably PTX wherever it stands: a PTX instruction with a
+    PTX qualifier (``mov.u32``, ``cvt.rn.f16x2.f32``, ``ld.global.nc``) or a PTX special
+    register. A dot alone is not enough: RISC-V (``vle8.v``, ``vadd.vv``), LoongArch
+    (``ld.d``), MIPS DSP (``mul.ph``), Arm NEON (``vshr.u16``) and Arm SVE operands (``p0.b``)
+    have dots too, and host assembly of those CPUs fills a tree's CPU backend."""
+    body = template.replace("\\n", "\n").replace("\\t", " ")
+    if _SREG_RE.search(body):
+        return True
+    for stmt in re.split(r"[;\n{}]", body):
+        stmt = re.sub(r"^\s*(?:\w+:)?\s*(?:@!?%?\w+\s+)?", "", stmt)
+        m = re.match(r"[a-z][\w.:]*", stmt)
+        if m is None:
+            continue
+        first, *rest = m.group(0).split(".")
+        if not rest or first not in _PTX_OPCODES:
+            continue
+        if first in _PTX_VIDEO:  # Arm NEON spells vadd.s16 with one type; PTX's take three
+            if sum(bool(_PTX_TYPE_RE.match(q)) for q in rest) >= 3:
+                return True
+        elif any(_PTX_QUALIFIER_RE.match(q) for q in rest):
+            return True
+    return False
+
+
 def _report_ptx(ctx: "Context", where: Node, template: str, in_device: bool | None = None) -> None:
     """Report an asm block in device code, or anywhere when its template is recognisably PTX.
 
@@ -124,7 +171,7 @@ def _report_ptx(ctx: "Context", where: Node, template: str, in_device: bool | No
     items = _ptx_items(template)
     if items and all(_AMD_MNEMONIC_RE.match(i) for i in items):
         return  # AMD assembly (an AMD-only branch of a ported file), not PTX
-    looks_ptx = any("." in i or i.startswith("%") for i in items)
+    looks_ptx = _looks_ptx(template)
     if in_device is None and not looks_ptx:  # not given: ``where`` is the asm node itself
         in_device = facts.is_device_code(ctx, where)
     if not (in_device or looks_ptx):
