@@ -17,10 +17,17 @@ from pathlib import Path
 
 
 def mappings() -> Traversable:
+    """The checkout's own ``mappings/`` when this ``hipport`` is a source tree (beside a
+    pyproject.toml), else the installed package's. In that order because an editable
+    install maps ``hipport.mappings`` to the checkout it was made from: another checkout
+    run through PYTHONPATH (a git worktree) read that one's tables, not its own."""
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "mappings" / "families.toml").is_file():
+        return checkout / "mappings"
     try:
         return files("hipport.mappings")
     except ModuleNotFoundError:
-        return Path(__file__).resolve().parent.parent / "mappings"
+        return checkout / "mappings"
 
 
 def cache_dir() -> Path:

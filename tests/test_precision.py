@@ -206,3 +206,13 @@ def test_an_include_guarded_header_and_a_source_root_include_are_followed(tmp_pa
     # a header that is not there: the name is the CUDA one, reported
     assert codes_on('#include "cuda/none.cuh"\n' + use, "HP101", options=guarded,
                     path=str(src_dir / "k.cu")) == [2]
+
+
+def test_float_classification_clang_hip_declares_is_not_unsupported() -> None:
+    """llama.cpp's topk-moe.cu: ``__isnanf`` is in clang's HIP math header (timeline.toml);
+    the long-double form is not, and stays reported."""
+    src = ('__global__ void k(float *x, long double *y) {\n'
+           '  if (__isnanf(x[0]) || __isinff(x[1]) || !__finitef(x[2])) x[0] = 0;\n'
+           '  if (__isnanl(y[0])) y[0] = 0;\n'
+           '}\n')
+    assert codes_on(src, "HP101") == [3]
