@@ -51,9 +51,8 @@ class Context:
     findings: list[Finding] = field(default_factory=list)
     edits: list[Edit] = field(default_factory=list)
     rewrites: int = 0  # identifiers/includes/launches rewritten, for the summary
-    #: Per-file notes one visitor leaves for a later one (e.g. which headers are included).
-    scratch: dict = field(default_factory=dict)
-    #: Typed per-file state of rules and fact gatherers, one value per class (``state``).
+    #: Typed per-file state of rewriters, rules and fact gatherers, one value per class
+    #: (``state``): what one visitor leaves for a later one.
     states: dict = field(default_factory=dict)
     #: True while the walk is in a reparsed ``#define`` body: those nodes belong to
     #: another tree, at this file's offsets, and are inside no function of this tree.

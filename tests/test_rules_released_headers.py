@@ -1,4 +1,4 @@
-"""The rules learnt from the released HIP headers (hipport/rules/released_headers.py): the
+"""The rules learnt from the released HIP headers (hipport/rules/released_headers/): the
 fixes convert applies, and cases the line-annotated fixtures cannot show. The fixtures
 themselves (fixtures/rules/{api,warp,device}/released_*.cu, *_ok.cu) are checked by the
 family harnesses in test_rules_api.py, test_rules_warp.py and test_rules_device.py."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from hipport.context import Context
@@ -27,7 +27,7 @@ from hipport.datafiles import mappings
 from hipport.edits import Edit
 from hipport.parse import Node, call_name, find_all
 from hipport.rewrite import REGISTRY
-from hipport.rewrite.roc_types import defer_call, library_of
+from hipport.rewrite.roc_types import RocFile, defer_call, library_of
 from hipport.names import NAME_NODES, in_tables, resolution_for, target_for
 from hipport.rules import moot_where_provided
 from hipport.rules.conversion import ARGUMENT_REWRITE, ROC_ARGUMENTS
@@ -107,6 +107,17 @@ def has_rewrites(name: str) -> bool:
     return name in rewrites()
 
 
+@dataclass
+class _Arguments:
+    """Per file: each rewritten call's argument count after the rewrite (None: reported,
+    so HP119 stays quiet), the argument text replaced or removed (start, end, the edit that
+    did it) whose identifier renames go, and the declared types (None until a cast asks)."""
+
+    after: dict[int, int | None] = field(default_factory=dict)
+    superseded: list[tuple[int, int, Edit]] = field(default_factory=list)
+    declared_types: dict[str, str | None] | None = None
+
+
 @REGISTRY.visits("call_expression", names=has_rewrites)
 def rewrite_arguments(node: Node, ctx: Context) -> None:
     """Rewrite the arguments of one call for every row that applies, or none of them and
@@ -122,7 +133,7 @@ def rewrite_arguments(node: Node, ctx: Context) -> None:
         return  # not renamed: the HP1xx rules report the name
     to_roc = res.entry.roc is not None and res.target == res.entry.roc and res.entry.roc != res.entry.hip
     argv = [c for c in args.named_children if c.type != "comment"]
-    rocm = tuple(ctx.options.rocm)
+    rocm = tuple(ctx.rocm)
     todo = [r for r in rows if (r.applies == "always" or to_roc) and r.decision != "elsewhere"
             and (r.when_target is None or r.when_target == res.target)
             and (r.when_arguments is None or r.when_arguments == len(argv))
@@ -139,15 +150,15 @@ def rewrite_arguments(node: Node, ctx: Context) -> None:
             whys.append(why)
     if problems:
         _report(ctx, node, problems, whys, res.target)
-        ctx.scratch.setdefault("arguments_after", {})[node.id] = None  # reported: HP119 stays quiet
+        ctx.state(_Arguments).after[node.id] = None  # reported: HP119 stays quiet
         return
     if todo:
         added = sum(1 for r in todo if r.transform in ("add_const_argument", "add_var_argument"))
         removed = sum(1 for r in todo if r.transform == "remove_argument")
-        ctx.scratch.setdefault("arguments_after", {})[node.id] = len(argv) + added - removed
+        ctx.state(_Arguments).after[node.id] = len(argv) + added - removed
     if edits:
         ctx.edits.extend(edits)
-        ctx.scratch.setdefault("arg_superseded", []).extend(superseded)
+        ctx.state(_Arguments).superseded.extend(superseded)
         ctx.rewrites += 1
 
 
@@ -202,9 +213,9 @@ def roc_call_arguments(node: Node, ctx: Context) -> None:
         return
     library = library_of(res.target)
     if library is not None:
-        ctx.scratch.setdefault("roc_libraries", set()).add(library)
+        ctx.state(RocFile).libraries.add(library)
     argv = [c for c in args.named_children if c.type != "comment"]
-    done = ctx.scratch.get("arguments_after", {})
+    done = ctx.state(_Arguments).after
     if node.id in done and done[node.id] is None:
         return  # HP116 already reports this call
     after = done.get(node.id)
@@ -304,7 +315,8 @@ def _plan(ctx: Context, args: Node, argv: list[Node], r: ArgRewrite, edits: list
 def drop_superseded(ctx: Context) -> None:
     """Drop the identifier renames inside argument text this module replaced or removed
     (their new spelling is already in the replacement, or the argument is gone)."""
-    ranges = ctx.scratch.get("arg_superseded")
+    state = ctx.states.get(_Arguments)
+    ranges = state.superseded if state is not None else None
     if not ranges:
         return
     mine = {id(e) for _, _, e in ranges}
@@ -322,7 +334,7 @@ def drop_superseded(ctx: Context) -> None:
 
 def _value(ctx: Context, r: ArgRewrite) -> str:
     """A constant argument; ``{hip_version}`` is the target's 100*major + minor (603)."""
-    rocm = ctx.options.rocm
+    rocm = ctx.rocm
     return (r.value or "").replace("{hip_version}", str(rocm[0] * 100 + rocm[1]))
 
 
@@ -400,9 +412,10 @@ def _expression_type(ctx: Context, node: Node) -> str | None:
 def _declared_types(ctx: Context) -> dict[str, str | None]:
     """Per file: name → its declared type (arrays decayed), None when declared with two
     types. Built on the first call that asks: only calls with a ``cast`` row do."""
-    found = ctx.scratch.get("declared_types")
+    state = ctx.state(_Arguments)
+    found = state.declared_types
     if found is None:
-        found = ctx.scratch["declared_types"] = {}
+        found = state.declared_types = {}
         for decl in find_all(ctx.tree.root_node, ("declaration", "parameter_declaration", "field_declaration")):
             ty = decl.child_by_field_name("type")
             if ty is None:

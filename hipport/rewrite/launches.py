@@ -14,6 +14,8 @@ macro bodies arrive here too (``analyze`` reparses them during the walk).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from hipport.context import Context
 from hipport.parse import Node
 from hipport.rewrite import REGISTRY
@@ -30,9 +32,17 @@ def _is_template(fn: Node, ctx: Context) -> bool:
     return name in _template_functions(ctx)
 
 
+@dataclass
+class _Templates:
+    """Per file: the names of its function templates (None until a launch asks)."""
+
+    names: frozenset[str] | None = None
+
+
 def _template_functions(ctx: Context) -> frozenset[str]:
     """Names of the function templates this file declares or defines (found once per file)."""
-    found = ctx.scratch.get("template_functions")
+    state = ctx.state(_Templates)
+    found = state.names
     if found is None:
         names = set()
         if b"template" in ctx.src:
@@ -49,7 +59,7 @@ def _template_functions(ctx: Context) -> frozenset[str]:
                     if target is not None:
                         names.add(ctx.text(target).rsplit("::", 1)[-1])
                 stack.extend(n.named_children)
-        found = ctx.scratch["template_functions"] = frozenset(names)
+        found = state.names = frozenset(names)
     return found
 
 

@@ -12,6 +12,7 @@ sibling in the tables can be v1 calls.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from hipport.context import Context
 from hipport.parse import Node, call_name
@@ -27,10 +28,20 @@ def _maybe_v1(name: str) -> bool:
     return name.startswith("cublas") and not name.endswith("_v2") and in_tables(name + "_v2")
 
 
+@dataclass
+class _LegacyBlas:
+    """Per file: whether it includes only the v1 cuBLAS header (None until asked), and the
+    (start, end) of the reported v1 call names whose renames are undone."""
+
+    v1_file: bool | None = None
+    keep_names: set[tuple[int, int]] = field(default_factory=set)
+
+
 def _v1_file(ctx: Context) -> bool:
-    found = ctx.scratch.get("cublas_v1")
+    state = ctx.state(_LegacyBlas)
+    found = state.v1_file
     if found is None:
-        found = ctx.scratch["cublas_v1"] = bool(_V1_INCLUDE.search(ctx.src)) and not _V2_INCLUDE.search(ctx.src)
+        found = state.v1_file = bool(_V1_INCLUDE.search(ctx.src)) and not _V2_INCLUDE.search(ctx.src)
     return found
 
 
@@ -44,7 +55,7 @@ def legacy_cublas_call(node: Node, ctx: Context) -> None:
     argv = [c for c in args.named_children if c.type != "comment"]
     if not (_v1_file(ctx) or (argv and argv[0].type == "char_literal")):
         return
-    ctx.scratch.setdefault("keep_names", set()).add((fn.start_byte, fn.end_byte))
+    ctx.state(_LegacyBlas).keep_names.add((fn.start_byte, fn.end_byte))
     ctx.report(LEGACY_CUBLAS, node,
                f"`{name}` is a legacy cuBLAS (v1) call: hipBLAS has only the handle API, so it is left as written",
                "port it to the cuBLAS v2 API (cublas_v2.h, a cublasHandle_t) and convert again")
@@ -53,7 +64,8 @@ def legacy_cublas_call(node: Node, ctx: Context) -> None:
 @REGISTRY.visits_file
 def keep_legacy_names(ctx: Context) -> None:
     """Undo the renames of the reported v1 calls (the identifier rewriter renames by name)."""
-    keep = ctx.scratch.get("keep_names")
+    state = ctx.states.get(_LegacyBlas)
+    keep = state.keep_names if state is not None else None
     if not keep:
         return
     before = len(ctx.edits)

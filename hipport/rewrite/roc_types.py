@@ -17,7 +17,7 @@ tokens' rename edits and reports the deferred call findings.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from hipport.context import Context
@@ -72,27 +72,37 @@ def library_of(target: str) -> str | None:
     return next((lib for prefix, lib in _LIBRARIES.items() if target.startswith(prefix)), None)
 
 
+@dataclass
+class RocFile:
+    """Per file: the ROC element-type tokens met, the HP119 call findings waiting for the
+    file's decision, and the ROC libraries the file's rewritten calls belong to (added by
+    ``hipport.rewrite.arguments``)."""
+
+    tokens: list[tuple[Node, bool]] = field(default_factory=list)
+    deferred: list[tuple] = field(default_factory=list)
+    libraries: set[str] = field(default_factory=set)
+
+
 @REGISTRY.visits("type_identifier", "identifier", names=_is_roc_type, when=lambda options: options.roc)
 def record_type(node: Node, ctx: Context) -> None:
     """Remember a token of a ROC element type; ``rewrite_types`` decides at the end."""
     if ctx.text(node) in roc_types():
-        ctx.scratch.setdefault("roc_type_tokens", []).append((node, ctx.in_macro_body))
+        ctx.state(RocFile).tokens.append((node, ctx.in_macro_body))
 
 
 def defer_call(ctx: Context, node: Node, head: str, now: list[str], by_group: list[tuple[str, str]],
                suggestion: str) -> None:
     """An HP119 call finding whose type messages depend on the file's decision."""
-    ctx.scratch.setdefault("roc_deferred", []).append((node, head, now, by_group, suggestion))
+    ctx.state(RocFile).deferred.append((node, head, now, by_group, suggestion))
 
 
 @REGISTRY.visits_file
 def rewrite_types(ctx: Context) -> None:
     """Write each sure group's tokens the ROC way; report the unsure ones and the calls."""
-    tokens = ctx.scratch.get("roc_type_tokens")
-    deferred = ctx.scratch.get("roc_deferred", ())
-    if not tokens and not deferred:
+    state = ctx.states.get(RocFile)
+    if state is None or (not state.tokens and not state.deferred):
         return
-    libraries = ctx.scratch.get("roc_libraries", set())
+    tokens, deferred, libraries = state.tokens, state.deferred, state.libraries
     types = roc_types()
     by_group: dict[str, list[tuple[Node, bool]]] = {}
     for node, in_macro in tokens or ():

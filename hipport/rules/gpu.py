@@ -10,6 +10,7 @@ where it looks, for every target list that has a GPU whose fp8 is not OCP.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from hipport import gpus
 from hipport.context import Context
@@ -57,11 +58,19 @@ def _encodings_differ(ctx: Context) -> bool:
     return any(g.fp8 != "ocp" for g in gpus.gpus(gpus.archs_of(ctx.options)))
 
 
+@dataclass
+class _Fp8Names:
+    """Per file: the names declared with an fp8 type (None until asked)."""
+
+    names: set[str] | None = None
+
+
 def _fp8_names(ctx: Context) -> set[str]:
     """Variables and parameters of the file declared with an fp8 type, found once."""
-    found = ctx.scratch.get("gpu:fp8-names")
+    state = ctx.state(_Fp8Names)
+    found = state.names
     if found is None:
-        found = ctx.scratch["gpu:fp8-names"] = set()
+        found = state.names = set()
         for m in re.finditer(rb"\b__nv_fp8\w*\s*[*&]?\s*(?:const\s+)?([A-Za-z_]\w*)\s*[=;,)\[]", ctx.src):
             found.add(m.group(1).decode("latin-1"))
     return found

@@ -10,6 +10,7 @@ parse. Facts: ``mappings/released_headers.toml`` ``[host_header]``, ``[empty_mac
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from hipport.context import Context
@@ -19,7 +20,7 @@ from hipport.parse import Node, call_name
 from hipport.registry import any_word_of
 from hipport.rewrite.includes import newline_of, top_include_place
 from hipport.rules import REGISTRY, SaysWhatItIs
-from hipport.rules.released_headers import raw_data as _data
+from hipport.rules.released_headers.common import raw_data as _data
 
 
 @REGISTRY.rule
@@ -88,20 +89,28 @@ _MACROS = any_word_of(_data()["empty_macros"]["names"])
 _INCLUDED = re.compile(rb"#[ \t]*include[ \t]*[<\"](?:cstring|string\.h)[>\"]")
 
 
+@dataclass
+class _StringHeader:
+    """Per file: HP334 is reported once (one include fixes every call)."""
+
+    reported: bool = False
+
+
 @REGISTRY.visits("call_expression", names=_STRING_FUNCTIONS, codes=(HostHeaderNotIncluded,))
 def _string_call(node: Node, ctx: Context) -> None:
     facts = _data()["host_header"]
-    if ctx.options.rocm[0] not in facts["majors"] or ctx.scratch.get("released_host.string"):
+    state = ctx.state(_StringHeader)
+    if ctx.rocm[0] not in facts["majors"] or state.reported:
         return
     name = call_name(ctx.src, node)
     if name not in facts["functions"] or _INCLUDED.search(ctx.src) or not _runtime_implied(ctx):
         return
-    ctx.scratch["released_host.string"] = True  # once per file: one include fixes every call
+    state.reported = True  # once per file: one include fixes every call
     first = next((c for c in ctx.tree.root_node.children if c.type == "preproc_include"), None)
     fix = [] if ctx.in_macro_body else [_after(ctx, first) if first is not None else _at_top(ctx)]
     ctx.report(HostHeaderNotIncluded, node,
                f"`{name}` is declared by <string.h>, which CUDA's runtime header included and "
-               f"HIP {ctx.options.rocm[0]}'s hip_runtime.h does not", "#include <cstring>", fix=fix)
+               f"HIP {ctx.rocm[0]}'s hip_runtime.h does not", "#include <cstring>", fix=fix)
 
 
 def _runtime_implied(ctx: Context) -> bool:

@@ -116,7 +116,7 @@ class BuildContext:
 
         rule = rules.load().rules[code]
         opts = self.options
-        if not opts.reports(code) or not rule.applies_to(opts.rocm):
+        if not rule.enabled(opts):
             return
         line, col = self.position(start)
         for ln in (line, line - 1):

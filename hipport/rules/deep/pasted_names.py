@@ -36,7 +36,7 @@ class ApiNameBuiltByMacro:
     expansion still produces the CUDA name and the file fails to compile (or links against
     nothing). The deep engine (`--engine clang`, which runs the preprocessor) sees these
     uses and reports each where the macro is used; the default engine reports the macro's
-    definition when its body pastes a CUDA prefix (`cuda##name`, rules/released_headers.py).
+    definition when its body pastes a CUDA prefix (`cuda##name`, rules/released_headers/pasting.py).
 
     ## Example
     ```cuda

@@ -11,6 +11,7 @@ the findings (HP201, HP202, HP217) say what to do.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,13 +50,22 @@ def _occurrences(src: bytes, name: str, start: int, end: int) -> list[int]:
                                            src[start:end])]
 
 
+@dataclass
+class _Widened:
+    """Per file: the edits worked out for each mask macro, and for each (function start,
+    variable): the mask rules and the released-header rule ask about the same names."""
+
+    macros: dict[str, list[Edit]] = field(default_factory=dict)
+    variables: dict[tuple[int, str], list[Edit]] = field(default_factory=dict)
+
+
 def macro_edits(ctx: Context, name: str) -> list[Edit]:
     """The edit that redefines mask macro ``name`` as the 64-bit full mask, when this file
     is not a header, defines it once as a 32-bit full mask, and uses it only as the mask of
     ``*_sync`` builtins (or tests whether it is defined); else none."""
     if ctx.in_macro_body or Path(ctx.path).suffix.lower() not in _OWN_SCOPE_SUFFIXES:
         return []
-    cache = ctx.scratch.setdefault("warp.widen.macros", {})
+    cache = ctx.state(_Widened).macros
     if name not in cache:
         cache[name] = _macro_edits(ctx, name)
     return cache[name]
@@ -101,7 +111,7 @@ def variable_edits(ctx: Context, at: Node, name: str) -> list[Edit]:
     func = enclosing_function(at)
     if func is None:
         return []
-    cache = ctx.scratch.setdefault("warp.widen.vars", {})
+    cache = ctx.state(_Widened).variables
     key = (func.start_byte, name)
     if key not in cache:
         cache[key] = _variable_edits(ctx, func, name)

@@ -1,0 +1,104 @@
+"""What the released-header rules share: their data file, the callee of a call, and the
+type a name is declared with in the function around a node."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+from hipport.context import Context
+from hipport.datafiles import mappings
+from hipport.parse import Node, enclosing_function
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+
+class Data(NamedTuple):
+    image: frozenset[str]
+    surface: dict[str, int]
+    void_pointer: dict[str, tuple[int, tuple[int, ...]]]
+    device: dict[str, dict[str, str]]
+    mask_functions: frozenset[str]
+    narrow_types: frozenset[str]
+    headers_elsewhere: frozenset[str]
+    pasted_prefixes: tuple[str, ...]
+
+
+@lru_cache(maxsize=1)
+def raw_data() -> dict:
+    """``mappings/released_headers.toml`` as parsed, once a process: these rules and
+    released_host's read the same file."""
+    return tomllib.loads(mappings().joinpath("released_headers.toml").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def data() -> Data:
+    raw = raw_data()
+    return Data(
+        frozenset(raw["image"]["functions"]), dict(raw["surface"]),
+        {k: (v["arg"], tuple(v["majors"])) for k, v in raw["void_pointer"].items()},
+        dict(raw["device"]), frozenset(raw["mask"]["functions"]),
+        frozenset(raw["mask"]["narrow_types"]),
+        frozenset(raw["no_counterpart"]["left_to_other_rules"]), tuple(raw["token_paste"]["prefixes"]))
+
+
+def callee(node: Node) -> tuple[Node, bool] | None:
+    """(the called name's identifier, whether it is called with template arguments) of a
+    call to a plain name (``f(...)``, ``f<T>(...)``), else None."""
+    fn = node.child_by_field_name("function")
+    if fn is None:
+        return None
+    templated = fn.type == "template_function"
+    name_node = fn.child_by_field_name("name") if templated else fn
+    if name_node is None or name_node.type != "identifier":
+        return None
+    return name_node, templated
+
+
+_DECLARATIONS = ("declaration", "parameter_declaration")
+
+
+def declared_type(ctx: Context, at: Node, name: str, pointer: bool = False) -> str | None:
+    """The type ``name`` is declared with in the function holding ``at`` (a parameter or a
+    declaration before it), normalised (``unsigned  int`` → ``unsigned int``); with
+    ``pointer``, a ``*`` declarator adds ``*``. None when not declared there."""
+    func = enclosing_function(at)
+    if func is None:
+        return None
+    found: str | None = None
+    stack = [func]
+    while stack:
+        node = stack.pop()
+        if node.start_byte >= at.start_byte and node.type != "function_definition":
+            continue
+        if node.type in _DECLARATIONS:
+            t = _type_of(ctx, node, name, pointer)
+            if t is not None:
+                found = t
+        stack.extend(node.named_children)
+    return found
+
+
+def _type_of(ctx: Context, decl: Node, name: str, pointer: bool) -> str | None:
+    type_node = decl.child_by_field_name("type")
+    if type_node is None:
+        return None
+    quals = [ctx.text(c) for c in decl.named_children
+             if c.type in ("type_qualifier", "sized_type_specifier") and c != type_node]
+    base = " ".join([*(q for q in quals if q != "const"), ctx.text(type_node)])
+    for declarator in decl.children_by_field_name("declarator"):
+        node, stars = declarator, ""
+        while node is not None and node.type in ("init_declarator", "pointer_declarator",
+                                                 "reference_declarator"):
+            if node.type == "pointer_declarator":
+                stars += "*"
+            node = node.child_by_field_name("declarator") or (
+                node.named_children[0] if node.named_children else None)
+        if node is not None and node.type == "identifier" and ctx.text(node) == name:
+            if stars and not pointer:
+                return None
+            return " ".join(base.split()) + (stars if pointer else "")
+    return None

@@ -1,0 +1,76 @@
+"""HP333: an include of a CUDA header HIP has no counterpart for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hipport.context import Context
+from hipport.findings import Effort, Severity
+from hipport.parse import Node
+from hipport.rules import REGISTRY, SaysWhatItIs
+from hipport.rules.released_headers.common import data
+
+
+@REGISTRY.rule
+class HeaderWithoutCounterpart(SaysWhatItIs):
+    """A CUDA header HIP has no counterpart for
+
+    ## Why
+    `mappings/headers.toml` lists CUDA headers with no HIP (or ROCm library) header:
+    EGL, VDPAU and Direct3D interop, `cuda_occupancy.h`, `cufftw.h`, NVML, libcu++. The
+    include is left as written and the compile stops there ("file not found"). Reported at
+    the include when no other rule already explains that line or that header (wmma,
+    pipelines, cuDNN… have their own).
+
+    ## Example
+
+    ```cuda
+    #include <cudaEGL.h>
+    ```
+    becomes
+    ```cuda
+    // EGL interop has no HIP counterpart: keep this code path CUDA-only
+    #ifndef __HIP_PLATFORM_AMD__
+    #include <cudaEGL.h>
+    #endif
+    ```
+
+    ## Fix
+    Keep the code that needs the header CUDA-only behind `#ifndef __HIP_PLATFORM_AMD__`,
+    or port that part to the ROCm library that covers it, if one does.
+    """
+
+    code = "HP333"
+    slug = "header-without-counterpart"
+    severity = Severity.HIGH
+    effort = Effort.MEDIUM
+
+
+@dataclass
+class _Unmatched:
+    """Per file: the includes of headers without a counterpart, (include, header, what the
+    tables say), reported once the walk is over."""
+
+    includes: list[tuple] = field(default_factory=list)
+
+
+@REGISTRY.visits("preproc_include")
+def _include(node: Node, ctx: Context) -> None:
+    path = node.child_by_field_name("path")
+    if path is None or path.type not in ("system_lib_string", "string_literal"):
+        return
+    header = ctx.text(path)[1:-1].strip()
+    res = ctx.view.header(header)
+    if res is not None and res.action == "none" and header not in data().headers_elsewhere:
+        ctx.state(_Unmatched).includes.append((node, header, res))
+
+
+@REGISTRY.visits_file(codes=(HeaderWithoutCounterpart,))
+def _report_headers(ctx: Context) -> None:
+    """After the walk, so that a line another rule already explains is left to it."""
+    explained = {f.line for f in ctx.findings}
+    for node, header, res in ctx.state(_Unmatched).includes:
+        if ctx.position(node.start_byte)[0] not in explained:
+            ctx.report(HeaderWithoutCounterpart, node, f"`#include <{header}>`: {res.library} has "
+                       f"no HIP counterpart" + (f" ({res.note})" if res.note else ""),
+                       "keep this code CUDA-only (#ifndef __HIP_PLATFORM_AMD__) or port it")
