@@ -202,6 +202,10 @@ def with_headers(clang: Path, target: Version, root: Path | None, env: Mapping[s
     hs = H.nearest(sets, target)
     if hs is None:
         raise NoCompiler(f"no HIP header set under {root or H.default_root()}; {FETCH_HINT}")
+    why = H.problem(hs, root)
+    if why is not None:
+        raise NoCompiler(f"the {hs.label} header set in {hs.root} is not used: {why}; "
+                         "`hipport verify --fetch-headers` builds it again")
     version = clang_version(clang, env)
     if not version:
         raise NoCompiler(f"{clang} is not a clang (its --version says no 'clang version')")

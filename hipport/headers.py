@@ -10,6 +10,10 @@ extracts the include directory alone and keeps it under hipport's cache::
     <cache>/hip-headers/<version>/include/...          the wheel's headers (+ fill, stubs)
     <cache>/hip-headers/<version>/share/hip/version    HIP_VERSION_MAJOR=... (clang reads it)
     <cache>/hip-headers/<version>/share/hip/hipport-filled-from   what came from an older set
+    <cache>/hip-headers/<version>/share/hip/hipport-manifest      every file's hash, HMAC'd
+
+A set is used only when every file is the one its manifest lists (``header_manifest``):
+the cache folder may be shared or restored, and a planted header would make verify lie.
 
 Without ``share/hip/version`` clang assumes HIP 3.5 and does not pre-include its HIP
 runtime wrapper; the stubs keep headers that exist only in Debian's 5.2 tree from being
@@ -30,6 +34,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from hipport import header_manifest
+from hipport.cachefile import key_file
 from hipport.datafiles import cache_dir, mappings
 from hipport.versions import Version, format_version, parse_version
 
@@ -59,6 +65,8 @@ class SetSpec:
     version: Version  # full HIP version, e.g. (7, 1, 25424)
     package: str  # pip requirement of the wheel that carries it
     fill_from: Version | None = None  # set whose files fill this one's gaps
+    digest: str | None = None  # header_manifest.digest of the set as built: adopts a set
+    # built before manifests existed without a download
 
 
 @dataclass(frozen=True)
@@ -95,7 +103,8 @@ class HeaderSet:
 def catalogue() -> Catalogue:
     data = tomllib.loads(mappings().joinpath("hip_header_sets.toml").read_text(encoding="utf-8"))
     sets = tuple(SetSpec(parse_version(s["version"]), s["package"],
-                         parse_version(s["fill_from"]) if s.get("fill_from") else None)
+                         parse_version(s["fill_from"]) if s.get("fill_from") else None,
+                         s.get("digest"))
                  for s in data["set"])
     return Catalogue(sets, data["member"], data["platform"], data["python_version"],
                      tuple(data.get("stubs", ())))
@@ -151,6 +160,13 @@ def installed(root: Path | None = None) -> list[HeaderSet]:
     except OSError:
         return []
     return sorted((s for s in map(load, dirs) if s is not None), key=lambda s: s.version)
+
+
+def problem(hs: HeaderSet, root: Path | None = None) -> str | None:
+    """Why the cached set ``hs`` (under ``root``, default the cache) must not be used, or
+    None: ``header_manifest.problem``, adopting a set the catalogue pins."""
+    pinned = next((s.digest for s in catalogue().sets if s.version == hs.version), None)
+    return header_manifest.problem(hs.root, root or default_root(), pinned)
 
 
 def nearest(sets: Iterable[HeaderSet], target: Version) -> HeaderSet | None:
@@ -228,6 +244,9 @@ def build(spec: SetSpec, wheel: Path, cat: Catalogue, root: Path,
         major, minor, patch = spec.version[:3]
         (tmp / VERSION_FILE).write_text(f"HIP_VERSION_MAJOR={major}\nHIP_VERSION_MINOR={minor}\n"
                                         f"HIP_VERSION_PATCH={patch}\n", encoding="utf-8")
+        if not header_manifest.write(tmp, root, name):
+            raise HeaderError(f"no usable cache key ({key_file()}) to sign the HIP {name} set "
+                              "with: it must be a private file of this user, outside the cache")
         final = root / name
         if final.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{name}-old-", dir=root))
@@ -287,8 +306,12 @@ def fetch(*, root: Path | None = None, wheels: dict[Version, Path] | None = None
     order = sorted(cat.sets, key=lambda s: s.fill_from is not None)
     for spec in order:
         if spec.version in done and not force:
-            echo(f"{done[spec.version].label} headers: already in {done[spec.version].root}")
-            continue
+            why = problem(done[spec.version], root)
+            if why is None:
+                echo(f"{done[spec.version].label} headers: already in {done[spec.version].root}")
+                continue
+            echo(f"{done[spec.version].label} headers in {done[spec.version].root} are not used "
+                 f"({why}): building them again")
         fill = done.get(spec.fill_from) if spec.fill_from else None
         if spec.fill_from and fill is None:
             raise HeaderError(f"HIP {format_version(spec.version)} is filled from HIP "

@@ -4,12 +4,16 @@ No network: ``fetch`` is given local wheels; the real download is exercised by .
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from hipport import compilers as C
+from hipport import header_manifest
 from hipport import headers as H
 
 MEMBER = "triton/backends/amd/include/"
@@ -25,6 +29,12 @@ def wheel(path: Path, files: dict[str, str]) -> Path:
         for name, text in files.items():
             z.writestr(name, text)
     return path
+
+
+@pytest.fixture(autouse=True)
+def own_key(tmp_path, monkeypatch):
+    """The manifests' key lives in a temporary state directory, never the user's."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 @pytest.fixture
@@ -65,12 +75,95 @@ def test_fetch_builds_both_sets_with_fill_stubs_and_version_file(tmp_path, wheel
 def test_fetch_keeps_built_sets_and_rebuilds_on_force(tmp_path, wheels):
     root = tmp_path / "sets"
     H.fetch(root=root, wheels=wheels)
-    (root / "7.1.25424/include/hip/marker.h").write_text("x")
+    built = (root / "7.1.25424").stat().st_ino
     lines = []
     H.fetch(root=root, wheels={}, echo=lines.append)  # nothing to download: both are there
     assert all("already in" in line for line in lines) and len(lines) == 2
+    assert (root / "7.1.25424").stat().st_ino == built
     H.fetch(root=root, wheels=wheels, force=True)
-    assert not (root / "7.1.25424/include/hip/marker.h").exists()
+    assert (root / "7.1.25424").stat().st_ino != built
+
+
+def test_a_set_is_used_only_as_its_manifest_lists_it(tmp_path, wheels):
+    """A planted, edited, added, removed or linked file, a set copied under another
+    version's name or signed under another key: named, and the set is not used (verify
+    exits 2 with the message); --fetch-headers builds it again."""
+    root = tmp_path / "sets"
+    H.fetch(root=root, wheels=wheels)
+    clang = script(tmp_path / "bin/clang++-19", "echo 'clang version 19.1.7'\n")
+    env = {"PATH": str(clang.parent)}
+    seven = H.installed(root)[1]
+    assert (seven.root / "share/hip/hipport-manifest").is_file() and H.problem(seven, root) is None
+    assert C.select((7, 2, 1), header_root=root, env=env).headers == seven
+    runtime = seven.root / "include/hip/hip_runtime.h"
+    runtime.write_text("// 7.1 runtime, edited\n")
+    with pytest.raises(C.NoCompiler, match=r"HIP 7.1.25424 header set in .* is not used: 1 file\(s\) "
+                                           r"differ from its manifest: include/hip/hip_runtime.h; "
+                                           r"`hipport verify --fetch-headers` builds it again"):
+        C.select((7, 2, 1), header_root=root, env=env)
+    lines = []
+    H.fetch(root=root, wheels=wheels, echo=lines.append)
+    assert "are not used (1 file(s) differ" in lines[1] and "built in" in lines[2]
+    assert runtime.read_text() == "// 7.1 runtime\n" and H.problem(seven, root) is None
+    planted = {
+        "added": lambda r: (r / "include/hip/extra.h").write_text("x"),
+        "removed": lambda r: (r / "include/hip/hip_fp16.h").unlink(),
+        "same size": lambda r: runtime.write_text("// 7.1 runtime\t"),
+        "a link": lambda r: ((r / "include/hip/hip_runtime.h").unlink(),
+                             (r / "include/hip/hip_runtime.h").symlink_to(tmp_path / "evil.h")),
+        "group-writable": lambda r: (r / "include/hip").chmod(0o775),
+        "a FIFO": lambda r: os.mkfifo(r / "include/hip/fifo.h"),
+        "no manifest": lambda r: (r / "share/hip/hipport-manifest").unlink(),
+        "another key": lambda r: os.environ.__setitem__("XDG_STATE_HOME", str(tmp_path / "other")),
+    }
+    expect = {"added": "differ from its manifest: include/hip/extra.h",
+              "removed": "differ from its manifest: include/hip/hip_fp16.h",
+              "same size": "differ from its manifest: include/hip/hip_runtime.h",
+              "a link": "include/hip/hip_runtime.h is a symbolic link",
+              "group-writable": "include/hip is another user's or writable by others",
+              "a FIFO": "include/hip/fifo.h is not a regular file",
+              "no manifest": "is missing or was not written by this user's hipport",
+              "another key": "is missing or was not written by this user's hipport"}
+    state = os.environ["XDG_STATE_HOME"]
+    for what, plant in planted.items():
+        H.fetch(root=root, wheels=wheels, force=True)
+        os.environ["XDG_STATE_HOME"] = state
+        plant(seven.root)
+        why = H.problem(seven, root)
+        assert why is not None and expect[what] in why, (what, why)
+    os.environ["XDG_STATE_HOME"] = state
+    H.fetch(root=root, wheels=wheels, force=True)
+    shutil.copytree(seven.root, root / "7.3.0")  # a genuine set under another version's name
+    (root / "7.3.0/share/hip/version").write_text("HIP_VERSION_MAJOR=7\nHIP_VERSION_MINOR=3\n")
+    copied = next(s for s in H.installed(root) if s.version == (7, 3, 0))
+    assert "was not written by this user's hipport" in H.problem(copied, root)
+
+
+def test_a_set_built_before_manifests_is_adopted_only_when_the_catalogue_pins_its_content(
+        tmp_path, wheels, monkeypatch):
+    """An existing cache goes on working without a download (its content is the pinned
+    one: the manifest is written); a set with other content is built again."""
+    root = tmp_path / "sets"
+    H.fetch(root=root, wheels=wheels)
+    for s in H.installed(root):
+        (s.root / "share/hip/hipport-manifest").unlink()
+    six, seven = H.installed(root)
+    pinned = {s.version: header_manifest.digest(header_manifest.scan(s.root)) for s in (six, seven)}
+    pinned[(7, 1, 25424)] = "0" * 64  # 7.1's content is not the catalogue's
+    real = H.catalogue()
+    monkeypatch.setattr(H, "catalogue", lambda: dataclasses.replace(real, sets=tuple(
+        dataclasses.replace(s, digest=pinned[s.version]) for s in real.sets)))
+    lines = []
+    H.fetch(root=root, wheels=wheels, echo=lines.append)
+    assert "HIP 6.2.41134 headers: already in" in lines[0]
+    assert (six.root / "share/hip/hipport-manifest").is_file()  # adopted
+    assert "HIP 7.1.25424 headers in" in lines[1] and "are not used (its manifest" in lines[1]
+    assert "built in" in lines[2] and H.problem(seven, root) is None
+    assert header_manifest.digest(header_manifest.scan(six.root)) == pinned[(6, 2, 41134)]
+
+
+def test_the_catalogue_pins_a_digest_for_every_set():
+    assert all(s.digest and len(s.digest) == 64 for s in H.catalogue().sets)
 
 
 def test_a_wheel_of_the_wrong_release_is_refused(tmp_path, wheels):
