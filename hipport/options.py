@@ -73,6 +73,7 @@ class Options:
     #: --offload-arch: the GPUs the HIP build targets (empty: the default, gpus.DEFAULT_ARCHS)
     offload_arch: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()  # -D NAME[=VALUE] / [tool.hipport] defines, for #if branches
+    undefines: tuple[str, ...] = ()  # -U NAME / [tool.hipport] undefines: not defined by the HIP build
     all_branches: bool = False  # also report, as info, findings in branches HIP never compiles
     #: --rename: .cu files are written as .hip, and build files and includes name them so
     rename: bool = False
@@ -100,7 +101,8 @@ class Options:
             ",".join(sorted(self.ignore)), ",".join(sorted(self.select)), overrides, self.engine,
             str(self.compile_commands or ""), " ".join(self.clang_args),
             ";".join(f"{m.cuda}={m.hip}@{m.since}..{m.until}" for m in self.mappings),
-            ",".join(self.offload_arch), " ".join(self.defines), str(self.all_branches),
+            ",".join(self.offload_arch), " ".join(self.defines), " ".join(self.undefines),
+            str(self.all_branches),
             str(self.rename),
         ])
 
@@ -177,6 +179,15 @@ def _archs(value: Any) -> tuple[str, ...]:
     from hipport.gpus import parse_archs  # the GPU table is data: read only when asked
 
     return parse_archs(_items(value))
+
+
+def _undefines(value: Any) -> tuple[str, ...]:
+    out = []
+    for text in _strings(value):
+        if not text.strip().isidentifier():
+            raise ValueError(f"{text!r} is not a macro NAME")
+        out.append(text.strip())
+    return tuple(out)
 
 
 def _defines(value: Any) -> tuple[str, ...]:
@@ -294,6 +305,11 @@ FIELDS: tuple[Field, ...] = (
           metavar="NAME[=VALUE]", commands=SOURCES,
           help="A macro the HIP build defines, for deciding #if branches (repeatable; added to "
                "the config's).", example="-D GGML_CUDA_NO_FA"),
+    Field("undefines", "--undefine", "undefines", _undefines, merge="extend", kind="multiple",
+          short="-U", metavar="NAME", commands=SOURCES,
+          help="A macro the HIP build does not define, for deciding #if branches: another "
+               "platform's guard, say, which hipport otherwise cannot tell (repeatable; added "
+               "to the config's).", example="-U GGML_USE_MUSA"),
     Field("all_branches", "--all-branches", "all-branches", _boolean, kind="switch", commands=SOURCES,
           help="Also report, as info, findings in branches the HIP build never compiles.",
           example="--all-branches"),

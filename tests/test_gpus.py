@@ -87,6 +87,8 @@ def test_cli_targets_defines_and_all_branches(tmp_path: Path) -> None:
     assert check(tmp_path, "-D", "FEATURE_X") == check(tmp_path)
     rdna = check(tmp_path, "--offload-arch", "gfx1100")
     assert sum(m.startswith("HP201 high") for m in rdna) == 2  # the gfx1100 branch is compiled
+    assert check(tmp_path, "-U", "FEATURE_X") == []  # surely undefined: #if 0
+    assert check(tmp_path, "--undefine", "FEATURE_X", "-D", "FEATURE_X") == check(tmp_path)  # -D wins
     shown = check(tmp_path, "--all-branches")
     assert any(m.startswith("HP201 info: not compiled by the HIP build:") for m in shown)
 
@@ -95,6 +97,8 @@ def test_config_keys(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.hipport]\noffload-arch = ["gfx1100"]\ndefines = ["FEATURE_X"]\nall-branches = false\n')
     assert sum(m.startswith("HP201 high") for m in check(tmp_path)) == 2
+    (tmp_path / "pyproject.toml").write_text('[tool.hipport]\nundefines = ["FEATURE_X"]\n')
+    assert check(tmp_path) == []
     (tmp_path / "pyproject.toml").write_text('[tool.hipport]\noffload-arch = ["gfx12345"]\n')
     f = tmp_path / "k.cu"
     result = CliRunner().invoke(main, ["check", str(f), "--no-cache"], catch_exceptions=False)

@@ -15,7 +15,8 @@ from hipport.preprocessor.passes import Build
 
 def build_of(options: Options) -> Build:
     """The HIP build that ``options`` describe."""
-    return Build(options.rocm, gpus.archs_of(options), options.hip_guards, options.defines)
+    return Build(options.rocm, gpus.archs_of(options), options.hip_guards, options.defines,
+                 options.undefines)
 
 
 def model(src: bytes, path: str, options: Options) -> Branches:

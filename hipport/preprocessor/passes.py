@@ -35,6 +35,7 @@ class Build:
     archs: tuple[str, ...]
     hip_guards: tuple[str, ...]
     defines: tuple[str, ...] = ()  # NAME or NAME=VALUE, as after -D
+    undefines: tuple[str, ...] = ()  # NAME, as after -U: surely undefined (else unknown)
 
 
 def split_define(text: str) -> tuple[str, str]:
@@ -64,6 +65,7 @@ def passes(build: Build) -> tuple[Macros, ...]:
     guards = [g for g in build.hip_guards if g not in device_only]
     base.update({g: Macro("1") for g in guards})
     user = dict(split_define(d) for d in build.defines)
+    base.update({name: UNDEFINED for name in build.undefines if name not in user})
     host = dict(base)
     host.update({k: Macro(v) for k, v in user.items()})
     # A project that names its own HIP guard is already ported: its CUDA-only tests are
