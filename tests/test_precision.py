@@ -216,3 +216,33 @@ def test_float_classification_clang_hip_declares_is_not_unsupported() -> None:
            '  if (__isnanl(y[0])) y[0] = 0;\n'
            '}\n')
     assert codes_on(src, "HP101") == [3]
+
+
+def test_a_chunk_index_in_a_helper_given_the_thread_index_is_not_a_warp_id() -> None:
+    """llama.cpp's dequantize_q2_K/q6_K (dequantize.cuh; stable-diffusion.cpp's older
+    convert.cu kernels): a thread index split into 32-value chunks of a quant block, each
+    part scaled by a stride, in code with no warp-level work."""
+    src = ('__device__ void dq(const unsigned char *qs, float *yy, const int tid) {\n'
+           '  const long n = tid/32;\n'
+           '  const long l = tid - 32*n;\n'
+           '  float *y = yy + 128*n;\n'
+           '  y[l] = qs[32*n + l];\n'
+           '}\n'
+           '__device__ void warp_of(float *out, const int tid) {\n'
+           '  const int w = tid/32;\n'                    # 8: compared: a warp id
+           '  if (w == 0) out[tid] = 0;\n'
+           '}\n'
+           '__device__ void red(float *s, const int tid) {\n'
+           '  const int w = tid/32;\n'                    # 12: a function with warp work
+           '  s[32*w] = __shfl_down_sync(0xffffffffu, s[0], 1);\n'
+           '}\n'
+           '__global__ void k(float *yy) {\n'
+           '  const int n = threadIdx.x/32;\n'            # 16: an index itself
+           '  yy[n] = 0;\n'
+           '}\n'
+           '__global__ void q2(const unsigned char *qs, float *yy) {\n'
+           '  const int tid = threadIdx.x;\n'
+           '  const int n = tid/32;\n'                   # the older kernel form: a chunk
+           '  yy[128*n + tid - 32*n] = qs[32*n];\n'
+           '}\n')
+    assert codes_on(src, "HP204") == [8, 12, 16]

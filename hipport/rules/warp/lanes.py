@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from hipport import facts
 from hipport.findings import Effort, Severity
-from hipport.parse import Node, text
+from hipport.parse import Node, find_all, text
 from hipport.rules import REGISTRY
 from hipport.rules.warp.functions import function_check, may_be_device_like
 from hipport.rules.warp.scope import LANE_OPERANDS, Scope
-from hipport.rules.warp.syntax import int_value
+from hipport.rules.warp.syntax import int_value, strip
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -78,6 +78,8 @@ def check_lane_arithmetic(ctx: Context, scope: Scope) -> None:
                 "test `threadIdx.x < warpSize` (and size the work for warpSize lanes)",
             )
             continue
+        if op and op.startswith(("/", "%")) and _data_layout_split(ctx, node):
+            continue
         if op:
             ctx.report(
                 LaneArithmetic32, node,
@@ -96,3 +98,45 @@ def check_lane_arithmetic(ctx: Context, scope: Scope) -> None:
                 f"`{ctx.text(node)}` is a 32-bit lane bit; lanes 32-63 of a 64-lane wave overflow it",
                 "use `1ull << lane` and a 64-bit mask variable",
             )
+
+
+#: What makes a function warp-level code: then a ``/ 32`` of its index is a warp id.
+_WARP_LEVEL = re.compile(rb"__shfl|__ballot|__any|__all|__activemask|__syncwarp|__match|__reduce_"
+                         rb"|__shared__|tiled_partition|coalesced_threads|warpSize|WARP_SIZE")
+
+
+def _data_layout_split(ctx: Context, node: Node) -> bool:
+    """``n = tid/32`` that splits a block's threads into 32-value chunks of a data block
+    (llama.cpp's ``dequantize_block_q2_K``, launched with 64 threads, and its later
+    ``dequantize_q2_K(…, const int tid)`` helper): the 32 is the size of a chunk of a quant
+    block, not a warp. All of these must hold: the function does no warp-level work (no
+    shuffle, vote, ``__syncwarp``, ``__shared__``, warp-size constant), the quotient
+    initialises a local, and every use of that local is scaled by a literal stride
+    (``32*n + l``, ``yy + 128*n``). A quotient returned, compared or used as an index
+    itself, or one in a function with warp work, stays a finding."""
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    if parent is None or parent.type != "init_declarator":
+        return False
+    target = parent.child_by_field_name("declarator")
+    func = facts.enclosing_function(ctx, node)
+    body = func.child_by_field_name("body") if func is not None else None
+    if target is None or target.type != "identifier" or body is None \
+            or _WARP_LEVEL.search(ctx.src, func.start_byte, func.end_byte):
+        return False
+    name, uses = text(ctx.src, target), 0
+    for ident in find_all(body, ("identifier",)):
+        if ident.start_byte == target.start_byte or text(ctx.src, ident) != name:
+            continue
+        use = ident.parent
+        if use is None or use.type != "binary_expression" \
+                or text(ctx.src, use.child_by_field_name("operator")) != "*":
+            return False
+        other = use.child_by_field_name("left")
+        if other is not None and other.start_byte == ident.start_byte:
+            other = use.child_by_field_name("right")
+        if other is None or int_value(ctx.src, other) is None:
+            return False
+        uses += 1
+    return uses > 0
