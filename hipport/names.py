@@ -1,7 +1,7 @@
 """Name resolution against the mapping view: what a CUDA name token means for the target.
 
 Shared by the rewriters (``rewrite.identifiers`` spells the new name) and the rules
-(``rules.api`` reports what the tables say), so both read one decision and sit side by
+(``rules.api.status`` reports what the tables say), so both read one decision and sit side by
 side above this module (../shared/DESIGN.md). A name is either rewritten or reported,
 never silently left.
 """

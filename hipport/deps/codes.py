@@ -1,7 +1,7 @@
 """The HP5xx findings (build and Python) that the dependency readers report.
 
 The rules themselves (code, slug, severity, effort, documentation) are in
-``hipport.rules.build``, so ``hipport rules HP501`` documents them like every other rule.
+``hipport.rules.build.manifests`` and ``.repository``, so ``hipport rules HP501`` documents them like every other rule.
 Each code's points live in python-deps-scoring.toml under ``[points]``, keyed by the slug
 with ``-`` as ``_``.
 """
@@ -13,17 +13,17 @@ from hipport.rule import Rule
 
 
 def _rules() -> dict[str, Rule]:
-    from hipport.rules import build
+    from hipport.rules import REGISTRY, build  # noqa: F401  (importing build registers them)
 
-    return {r.code: r for r in vars(build).values() if isinstance(r, Rule)}
-
-
-CODES: dict[str, Rule] = _rules()
+    return {code: r for code, r in REGISTRY.rules.items() if is_repo_finding(code)}
 
 
 def is_repo_finding(code: str) -> bool:
     """HP5xx: about the repository's manifests and build, not about its kernels."""
     return code.startswith("HP5")
+
+
+CODES: dict[str, Rule] = _rules()
 
 
 def dep_finding(code: str, path: str, line: int, message: str, suggestion: str = "") -> Finding:

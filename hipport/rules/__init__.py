@@ -35,7 +35,7 @@ class AboutAName:
 
 
 #: Family modules, imported by ``load()``; each registers its rules and visitors.
-FAMILY_MODULES: tuple[str, ...] = ("api", "build", "buildfiles", "conversion", "device", "gpu",
+FAMILY_MODULES: tuple[str, ...] = ("api", "build", "conversion", "device", "gpu",
                                    "libraries", "torchext", "warp", "released_headers", "released_host", "deep")
 
 

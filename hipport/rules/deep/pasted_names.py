@@ -17,7 +17,7 @@ from hipport.findings import Effort, Severity
 from hipport.mapping import Status
 from hipport.rule import Rule
 from hipport.rules import REGISTRY
-from hipport.rules.api import NewerThanTarget, NoHipCounterpart, RemovedInTarget
+from hipport.rules.api.status import NewerThanTarget, NoHipCounterpart, RemovedInTarget
 
 if TYPE_CHECKING:
     from clang.cindex import Cursor, TranslationUnit
