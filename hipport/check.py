@@ -27,6 +27,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import shutil
 import stat
 import time
 from collections import Counter
@@ -310,19 +312,25 @@ def prune(root: Path, *, max_entries: int = MAX_ENTRIES, max_age_days: float = M
           now: float | None = None) -> int:
     """Delete entries unused for ``max_age_days``, then the least recently used beyond
     ``max_entries``; returns how many. Old entries are never wrong (the key covers the
-    tool and options), only dead weight: every upgrade of hipport strands a set. Only
-    regular files named like entries are touched; links are removed, never followed."""
+    tool and options), only dead weight: every upgrade of hipport strands a set, and a
+    new cache format strands the old format's folder (removed whole). Only regular files
+    named like entries are touched; links are removed, never followed."""
     now = time.time() if now is None else now
     base = root / CACHE_FORMAT
     kept: list[tuple[float, str]] = []
-    removed = 0
+    removed = _remove_old_formats(root)
     try:
-        shards = [e for e in os.scandir(base) if e.is_dir(follow_symlinks=False) and len(e.name) == 2]
+        tops = list(os.scandir(base))
     except OSError:
-        return 0
+        return removed
+    shards = [e.path for e in tops if e.is_dir(follow_symlinks=False) and len(e.name) == 2]
+    # The rule-code lists beside the shards, one per hipport fingerprint: the age rule only.
+    for e in tops:
+        if e.name.startswith("rule-codes-") and e.name.endswith(".json"):
+            removed += _unlink_if_stale(e, now, max_age_days)
     for shard in shards:
         try:
-            entries = list(os.scandir(shard.path))
+            entries = list(os.scandir(shard))
         except OSError:
             continue
         for e in entries:
@@ -339,6 +347,39 @@ def prune(root: Path, *, max_entries: int = MAX_ENTRIES, max_age_days: float = M
     kept.sort(reverse=True)
     for _, path in kept[max_entries:]:
         removed += _unlink(path)
+    return removed
+
+
+def _unlink_if_stale(e: os.DirEntry, now: float, max_age_days: float) -> int:
+    """Remove a link, or a regular file unused for ``max_age_days``; 1 if removed."""
+    try:
+        st = e.stat(follow_symlinks=False)
+    except OSError:
+        return 0
+    if stat.S_ISLNK(st.st_mode) or (stat.S_ISREG(st.st_mode) and now - st.st_mtime > max_age_days * 86400):
+        return _unlink(e.path)
+    return 0
+
+
+#: The folders of check's earlier cache formats (check-1, check-2, ...): never read again.
+_FORMAT_DIR = re.compile(r"check-\d+")
+
+
+def _remove_old_formats(root: Path) -> int:
+    """Delete the folders of earlier cache formats whole (a link in their place is removed,
+    never followed); the number of files removed."""
+    removed = 0
+    try:
+        old = [e for e in os.scandir(root) if _FORMAT_DIR.fullmatch(e.name) and e.name != CACHE_FORMAT]
+    except OSError:
+        return 0
+    for e in old:
+        if not e.is_dir(follow_symlinks=False):
+            removed += _unlink(e.path) if e.is_symlink() else 0
+            continue
+        for _, _, files in os.walk(e.path):
+            removed += len(files)
+        shutil.rmtree(e.path, ignore_errors=True)
     return removed
 
 

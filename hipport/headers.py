@@ -29,6 +29,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -262,6 +263,37 @@ def build(spec: SetSpec, wheel: Path, cat: Catalogue, root: Path,
     return built
 
 
+#: ``build``'s temporary folders (``.7.1.25424-x1y2``, ``.7.1.25424-old-x1y2``).
+_BUILD_TEMPORARY = re.compile(r"\.\d+\.\d+\.\d+-(?:old-)?[\w]+")
+#: A build temporary older than this is left from a killed fetch (a build takes seconds).
+STALE_BUILD_SECONDS = 3600
+
+
+def remove_stale_builds(root: Path, now: float | None = None) -> int:
+    """Delete the temporary folders of builds killed mid-way (``installed`` never reads
+    them, but each holds a set's worth of files); the number removed. A link is removed,
+    not followed."""
+    now = time.time() if now is None else now
+    removed = 0
+    try:
+        entries = [e for e in os.scandir(root) if _BUILD_TEMPORARY.fullmatch(e.name)]
+    except OSError:
+        return 0
+    for e in entries:
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if now - st.st_mtime < STALE_BUILD_SECONDS:
+            continue  # another fetch may be building it now
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(e.path, ignore_errors=True)
+        else:
+            os.unlink(e.path)
+        removed += 1
+    return removed
+
+
 def _fill(include: Path, source: Path) -> list[str]:
     """Copy every file of ``source`` that ``include`` lacks (same relative path); the
     copied paths, relative, sorted."""
@@ -302,6 +334,7 @@ def fetch(*, root: Path | None = None, wheels: dict[Version, Path] | None = None
     cat = catalogue()
     root = root or default_root()
     wheels = wheels or {}
+    remove_stale_builds(root)
     done: dict[Version, HeaderSet] = {s.version: s for s in installed(root)}
     order = sorted(cat.sets, key=lambda s: s.fill_from is not None)
     for spec in order:

@@ -10,6 +10,7 @@ loaded; a release the rules are written against (6.3, 7.2.1) needs no table.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,10 @@ def rule_codes(cache_root: Path | None) -> list[str]:
             path = cache_root / CACHE_FORMAT / f"rule-codes-{tool_fingerprint()[:32]}.json"
             codes = load(path, cache_root, "rule-codes-1", secret, 1 << 20)
             if isinstance(codes, list) and codes and all(isinstance(c, str) for c in codes):
+                try:
+                    os.utime(path)  # in use: check's pruning removes lists unused for a month
+                except OSError:
+                    pass
                 return codes
     from hipport.rules import load as load_rules
 

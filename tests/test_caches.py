@@ -185,6 +185,40 @@ def test_prune_removes_old_entries_and_keeps_the_newest_within_the_bound(tmp_pat
     assert removed == 3
 
 
+def test_prune_removes_earlier_formats_and_stale_rule_code_lists(tmp_path: Path) -> None:
+    """check-1, check-2 … were never read again nor removed; nor were the rule-code lists
+    of earlier hipport versions. A link named like an old format is removed, not followed."""
+    root = tmp_path / "cache"
+    now = time.time()
+    for old in ("check-1", "check-2"):
+        (root / old / "ab").mkdir(parents=True)
+        (root / old / "ab" / "c.json").write_text("{}")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.json").write_text("{}")
+    (root / "check-0").symlink_to(outside, target_is_directory=True)
+    (root / "checkpoint-1").mkdir()  # not a cache format's name: left alone
+    base = root / CACHE_FORMAT
+    base.mkdir()
+    for name, age in (("rule-codes-old.json", 40 * 86400), ("rule-codes-new.json", 60)):
+        (base / name).write_text("[]")
+        os.utime(base / name, (now - age, now - age))
+    removed = prune(root, now=now)
+    assert sorted(p.name for p in root.iterdir()) == sorted([CACHE_FORMAT, "checkpoint-1"])
+    assert [p.name for p in base.iterdir()] == ["rule-codes-new.json"]
+    assert (outside / "keep.json").is_file() and removed == 4
+
+
+def test_a_cached_rule_code_list_is_marked_as_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hipport.strict import rule_codes
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    codes = rule_codes(tmp_path / "cache")
+    (listed,) = (tmp_path / "cache" / CACHE_FORMAT).glob("rule-codes-*.json")
+    os.utime(listed, (1, 1))
+    assert rule_codes(tmp_path / "cache") == codes and listed.stat().st_mtime > 1
+
+
 # -- forged and copied entries: the HMAC under a key outside the cache ---------------
 
 def _sha256_forgery(kind: str, body: bytes) -> bytes:

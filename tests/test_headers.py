@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import time
 import zipfile
 from pathlib import Path
 
@@ -164,6 +165,18 @@ def test_a_set_built_before_manifests_is_adopted_only_when_the_catalogue_pins_it
 
 def test_the_catalogue_pins_a_digest_for_every_set():
     assert all(s.digest and len(s.digest) == 64 for s in H.catalogue().sets)
+
+
+def test_fetch_removes_the_temporaries_of_a_killed_build(tmp_path, wheels):
+    root = tmp_path / "sets"
+    for name, age in ((".7.1.25424-abc123", 7200), (".6.2.41134-old-x_y", 7200), (".7.1.25424-new", 10)):
+        (root / name / "include").mkdir(parents=True)
+        os.utime(root / name, (time.time() - age, time.time() - age))
+    (root / ".7.1.25424-link").symlink_to(tmp_path, target_is_directory=True)
+    os.utime(root / ".7.1.25424-link", (1, 1), follow_symlinks=False)
+    H.fetch(root=root, wheels=wheels)
+    assert sorted(p.name for p in root.iterdir()) == [".7.1.25424-new", "6.2.41134", "7.1.25424"]
+    assert tmp_path.is_dir()
 
 
 def test_a_wheel_of_the_wrong_release_is_refused(tmp_path, wheels):
