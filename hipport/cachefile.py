@@ -23,7 +23,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import stat
 from pathlib import Path
 from typing import Any
@@ -132,12 +131,12 @@ def _create_key(path: Path) -> bytes | None:
     """Write a new random key atomically: a private temporary file, then a hard link to the
     key's name, which fails if another process made one first (then that one is used)."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         try:
             os.fchmod(fd, 0o600)
-            os.write(fd, secrets.token_bytes(KEY_BYTES))
+            os.write(fd, os.urandom(KEY_BYTES))  # what secrets.token_bytes returns; that module imports random
             os.fsync(fd)
         finally:
             os.close(fd)

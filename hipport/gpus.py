@@ -10,16 +10,10 @@ a finding must warn about (the smallest LDS, every wave size, every fp8 encoding
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-from hipport.datafiles import mappings
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from hipport.datafiles import toml_data
 
 #: ``gfx1100:wave64``: the RDNA GPU compiled for wave64 (``-mwavefrontsize64``).
 WAVE64_SUFFIX = ":wave64"
@@ -44,8 +38,7 @@ class Gpu:
 
 @lru_cache(maxsize=1)
 def table() -> dict:
-    with mappings().joinpath("gpus.toml").open("rb") as f:
-        return tomllib.load(f)
+    return toml_data("gpus.toml")
 
 
 #: The GPU a HIP build is judged for when ``--offload-arch`` is not given: MI300 (CDNA3).

@@ -9,19 +9,13 @@ and the matching.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from hipport.datafiles import mappings
+from hipport.datafiles import toml_data
 from hipport.rule import Rule
 from hipport.versions import Version, parse_version
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 
 @dataclass(frozen=True)
@@ -139,5 +133,4 @@ def parse_catalogue(data: dict, rules: Mapping[str, Rule]) -> Catalogue:
 
 def read_catalogue(rules: Mapping[str, Rule]) -> Catalogue:
     """The packaged catalogue, its codes looked up in ``rules``."""
-    raw = (mappings() / "libraries.toml").read_text(encoding="utf-8")
-    return parse_catalogue(tomllib.loads(raw), rules)
+    return parse_catalogue(toml_data("libraries.toml"), rules)

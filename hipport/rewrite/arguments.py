@@ -18,12 +18,11 @@ rewritten for all of its rows or, when one cannot be done exactly, for none, and
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from hipport.context import Context
-from hipport.datafiles import mappings
+from hipport.datafiles import mappings, toml_data
 from hipport.edits import Edit
 from hipport.parse import Node, call_name, find_all
 from hipport.rewrite import REGISTRY
@@ -32,10 +31,6 @@ from hipport.names import NAME_NODES, in_tables, resolution_for, target_for
 from hipport.rules import moot_where_provided
 from hipport.rules.conversion import ARGUMENT_REWRITE, ROC_ARGUMENTS
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 TRANSFORMS = frozenset({
     "reinterpret_cast", "HIP_SYMBOL", "add_const_argument", "add_var_argument", "remove_argument",
@@ -74,7 +69,7 @@ class ArgRewrite:
 @lru_cache(maxsize=1)
 def document() -> dict:
     """``mappings/arguments.toml``, parsed once."""
-    return tomllib.loads((mappings() / "arguments.toml").read_bytes().decode("utf-8"))
+    return toml_data("arguments.toml")
 
 
 @lru_cache(maxsize=1)

@@ -3,17 +3,11 @@ tables do not list is reported (HP101) with the spelling HIP has for what it ali
 
 from __future__ import annotations
 
-import sys
 from functools import lru_cache
 
 from hipport.context import Context
-from hipport.datafiles import mappings
+from hipport.datafiles import toml_data
 from hipport.mapping import Status
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 
 def alias_spelling(ctx: Context, name: str) -> tuple[str, str] | None:
@@ -29,5 +23,4 @@ def alias_spelling(ctx: Context, name: str) -> tuple[str, str] | None:
 
 @lru_cache(maxsize=1)
 def _cuda_aliases() -> dict[str, str]:
-    with mappings().joinpath("cuda_aliases.toml").open("rb") as f:
-        return dict(tomllib.load(f)["aliases"])
+    return dict(toml_data("cuda_aliases.toml")["aliases"])

@@ -7,13 +7,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from hipport.context import Context
-from hipport.datafiles import mappings
+from hipport.datafiles import toml_data
 from hipport.parse import Node, enclosing_function
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 
 
 class Data(NamedTuple):
@@ -31,7 +26,7 @@ class Data(NamedTuple):
 def raw_data() -> dict:
     """``mappings/released_headers.toml`` as parsed, once a process: these rules and
     released_host's read the same file."""
-    return tomllib.loads(mappings().joinpath("released_headers.toml").read_text(encoding="utf-8"))
+    return toml_data("released_headers.toml")
 
 
 @lru_cache(maxsize=1)
