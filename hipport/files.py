@@ -154,8 +154,6 @@ def _walk(root: Path, exts: tuple[str, ...], exclude: tuple[str, ...], avoid: Pa
     stack: list[tuple[Path, gi.Chain]] = [(root, gi.root_chain(root) if gitignore else ())]
     while stack:
         d, chain = stack.pop()
-        if gitignore and d is not root:
-            chain = gi.descend(chain, os.path.abspath(d))
         real = os.path.realpath(d)
         if real in seen_dirs:
             if _inside(os.path.realpath(d.parent), real):
@@ -175,6 +173,8 @@ def _walk(root: Path, exts: tuple[str, ...], exclude: tuple[str, ...], avoid: Pa
         except OSError as e:
             yield FileError(d, f"cannot list directory: {e.strerror or e}")
             continue
+        if gitignore and d is not root and any(e.name == gi.IGNORE_FILE for e in entries):
+            chain = gi.descend(chain, os.path.abspath(d))  # no open() tried where none is listed
         subdirs = []
         for entry in entries:
             p = Path(entry.path)
