@@ -63,11 +63,12 @@ DATA_CACHE_KIND = "toml-data-1"
 MAX_DATA_CACHE_BYTES = 4 << 20
 
 
-def toml_data(name: str) -> dict:
-    """``mappings/<name>`` parsed as TOML, through an authenticated cache entry.
+def toml_data(name: str, blob: bytes | None = None) -> dict:
+    """``mappings/<name>`` (or ``blob``, the bytes of a file of that name read elsewhere)
+    parsed as TOML, through an authenticated cache entry.
 
     Every process reads a few of these files (arguments, released headers, the library
-    catalogue, GPUs, CUDA aliases): parsing them with the pure-Python ``tomllib`` cost about
+    catalogue, GPUs, CUDA aliases, build flags, mapping families): parsing them with the pure-Python ``tomllib`` cost about
     10 ms of each start, where the same values as JSON load in well under 1 ms. The entry
     is data, never code (``hipport.cachefile``: JSON under this user's HMAC key), named by
     the SHA-256 of the file's bytes, so an edited file never reads an old entry; an entry
@@ -76,7 +77,8 @@ def toml_data(name: str) -> dict:
     """
     import hashlib
 
-    blob = mappings().joinpath(name).read_bytes()
+    if blob is None:
+        blob = mappings().joinpath(name).read_bytes()
     root = cache_dir()
     stem = name.removesuffix(".toml")
     path = root / f"data-{stem}-{hashlib.sha256(blob).hexdigest()[:32]}.json"

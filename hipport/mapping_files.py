@@ -15,11 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hipport.cachefile import load, write_entry
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from hipport.datafiles import toml_data
 
 
 class Resource(Protocol):
@@ -55,7 +51,7 @@ def load_raw(api_dir: Path | Resource, data: Path | Resource, cache_dir: Path | 
     new hipport never reads an old entry.
     """
     blobs = {name: (data / name).read_bytes() for name in TOML_FILES}
-    families = tomllib.loads(blobs["families.toml"].decode("utf-8"))["families"]
+    families = toml_data("families.toml", blobs["families.toml"])["families"]
     for fam in families:
         blobs[f"api/{fam}.json"] = (api_dir / f"{fam}.json").read_bytes()
     digest = hashlib.sha256()
@@ -70,6 +66,10 @@ def load_raw(api_dir: Path | Resource, data: Path | Resource, cache_dir: Path | 
         if isinstance(raw, dict) and set(raw) == set(blobs) \
                 and all(isinstance(v, dict) for v in raw.values()):
             return raw, cache
+    if sys.version_info >= (3, 11):  # imported here: a cached start never parses TOML
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
     raw = {}
     for name, blob in blobs.items():
         text = blob.decode("utf-8")

@@ -397,13 +397,13 @@ def toml_module():
 
 def find_project_config(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above ``start`` that has a ``[tool.hipport]`` table."""
-    tomllib = toml_module()
     here = Path(os.path.realpath(start))  # never raises: a looping link is reported later
     if here.is_file():
         here = here.parent
     for d in (here, *here.parents):
         candidate = d / "pyproject.toml"
         if candidate.is_file():
+            tomllib = toml_module()  # only where there is one: the import costs ~3 ms
             try:
                 data = tomllib.loads(candidate.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, RecursionError, tomllib.TOMLDecodeError):

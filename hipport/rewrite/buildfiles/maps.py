@@ -8,16 +8,10 @@ written.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-from hipport.datafiles import mappings
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from hipport.datafiles import toml_data
 
 DEFAULT_ARCH = "gfx942"
 
@@ -85,7 +79,7 @@ class BuildMaps:
 
 @lru_cache(maxsize=1)
 def load() -> BuildMaps:
-    raw = tomllib.loads((mappings() / "build.toml").read_text(encoding="utf-8"))
+    raw = toml_data("build.toml")
     flags = tuple(
         Flag(match=tuple(r["match"]), action=r["action"], takes=int(r.get("takes", 0)),
              value=r.get("value", ""), with_=r.get("with", ""), code=r.get("code", ""),
