@@ -11,7 +11,9 @@ What is recorded is declared by the rules that read it (``need``): the calls who
 some rule looks up and the operators of the binary expressions some rule reads. A rule
 that reads a call or an operator it did not declare finds nothing; the differential test
 (pre-filters off, ``hipport.registry.prefilters``) records everything and so catches
-such a rule on its fixtures.
+such a rule on its fixtures. ``need(by=...)`` names the rules that read the facts after
+the walk: the recorders are left out of a run where none of them is enabled (a reader
+that asks then gets its facts from a query of the tree: slower, never different).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from hipport.registry import Registry, prefilters_on
 
 if TYPE_CHECKING:
     from hipport.context import Context
+    from hipport.options import Options
+    from hipport.rule import Rule
 
 REGISTRY = Registry()
 
@@ -44,15 +48,33 @@ class Needs:
     calls: set[str] = set()
     operators: set[str] = set()
     device_calls: set[str] = set()
+    readers: dict["Rule", None] = {}  # the rules whose checks read recorded facts
 
 
-def need(calls: Iterable[str] = (), operators: Iterable[str] = (), device_calls: Iterable[str] = ()) -> None:
+def need(calls: Iterable[str] = (), operators: Iterable[str] = (), device_calls: Iterable[str] = (),
+         by: Iterable["Rule"] = ()) -> None:
     """Declare that a rule reads these calls / binary operators from ``FunctionFacts``;
-    ``device_calls`` are builtins whose call makes a function device-like."""
+    ``device_calls`` are builtins whose call makes a function device-like; ``by``: rules
+    whose checks read the facts once the walk is over (``recording``)."""
     Needs.calls.update(calls)
     Needs.operators.update(operators)
     Needs.device_calls.update(device_calls)
     Needs.calls.update(device_calls)
+    Needs.readers.update(dict.fromkeys(by))
+    _RECORDING.clear()
+
+
+def recording(options: "Options") -> bool:
+    """Whether a run with ``options`` records the nodes facts are built from: some rule
+    that reads them is enabled (``need(by=...)``), or pre-filters are off. The recorders'
+    ``when`` filter, so the engine leaves them out of other runs; decided once per options."""
+    found = _RECORDING.get(options)
+    if found is None:
+        found = _RECORDING[options] = any(r.enabled(options) for r in Needs.readers)
+    return found or not prefilters_on()
+
+
+_RECORDING: dict = {}
 
 
 class Var(NamedTuple):
@@ -109,7 +131,8 @@ _GATHERED = ("declaration", "assignment_expression", "call_expression", "binary_
 _FILE_NODES = ("preproc_def", "declaration", "function_definition")
 
 
-@REGISTRY.visits(*(t for t in _GATHERED if t != "call_expression"), "preproc_def", "function_definition")
+@REGISTRY.visits(*(t for t in _GATHERED if t != "call_expression"), "preproc_def", "function_definition",
+                 when=recording)
 def record(node: Node, ctx: "Context") -> None:
     """Keep, in document order, the nodes the facts are built from."""
     if not ctx.in_macro_body:  # another tree: not part of any function body here
@@ -126,7 +149,7 @@ def _needed_call(callee: str) -> bool:
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
-@REGISTRY.visits("call_expression", names=_needed_call)
+@REGISTRY.visits("call_expression", names=_needed_call, when=recording)
 def record_call(node: Node, ctx: "Context") -> None:
     """``record`` for the calls some rule reads; most calls are none."""
     record(node, ctx)
@@ -146,7 +169,7 @@ def file_facts(ctx: "Context") -> FileFacts:
     a query of the whole tree. Both see the same nodes in the same order."""
     rec = ctx.state(Recorded)
     if rec.file is None:
-        if rec.walked:
+        if rec.walked and recording(ctx.options):
             nodes = [n for n in rec.nodes if n.type in _FILE_NODES]
         else:
             nodes = find_all(ctx.tree.root_node, _FILE_NODES)
@@ -267,7 +290,8 @@ def function_facts(ctx: "Context", func: Node) -> FunctionFacts:
     body = func.child_by_field_name("body")
     if body is None:
         return info
-    nodes = find_all(body, _GATHERED) if ctx.in_macro_body else _recorded_within(ctx, body)
+    nodes = _recorded_within(ctx, body) if not ctx.in_macro_body and recording(ctx.options) \
+        else find_all(body, _GATHERED)
     operators, device_calls = Needs.operators, Needs.device_calls
     everything = not prefilters_on()
     for node in nodes:

@@ -110,6 +110,28 @@ def test_ignored_rules_leave_their_visitors_out(code: str) -> None:
     assert check_literal_mask not in functions(pruned)
 
 
+def test_fact_recorders_are_left_out_when_no_reader_is_enabled() -> None:
+    """The recorders serve the rules declared with ``facts.need(by=...)``: with those
+    ignored they are not in the dispatch table, and a reader asking after the walk gets
+    the same facts from a query of the tree."""
+    registries = (rewrite.load(), facts.REGISTRY, rules.load())
+    src = b"#define FULL 0xffffffff\nint g;\n__global__ void k(unsigned m) { int x = m & 1; f(x); }\n"
+    readers = frozenset(r.code for r in facts.Needs.readers)
+    assert readers  # the warp function checks declare themselves
+    functions = lambda table: {fn for entry in table.values() for fn in entry[0]}  # noqa: E731
+    assert {facts.record, facts.record_call} <= functions(analyze._dispatch(registries, Options(), src))
+    pruned = Options(ignore=readers)
+    assert not {facts.record, facts.record_call} & functions(analyze._dispatch(registries, pruned, src))
+    kept_ctx, pruned_ctx = analyze.analyze(src, "k.cu", Options()), analyze.analyze(src, "k.cu", pruned)
+    assert facts.Recorded in pruned_ctx.states and not pruned_ctx.state(facts.Recorded).nodes
+    for ctx in (kept_ctx, pruned_ctx):
+        file = facts.file_facts(ctx)
+        assert list(file.macros) == ["FULL"] and list(file.globals) == ["g"]
+        func = next(n for n in ctx.tree.root_node.children if n.type == "function_definition")
+        info = facts.function_facts(ctx, func)
+        assert sorted(info.vars) == ["m", "x"] and info.device_like and len(info.binaries) == 1
+
+
 def test_feature_and_library_rules_supersede_the_bare_mapping_status() -> None:
     """The engine used to drop HP101-105 at the place of any HP3xx/HP4xx finding by code
     prefix; now each rule carries it (``SaysWhatItIs``): a new rule must not lose it."""

@@ -103,6 +103,7 @@ def register() -> None:
     """Register the two visitors, once every check module has added its checks (so they
     carry every rule the checks report)."""
     codes = tuple(dict.fromkeys(r for check in CHECKS for r in check.codes))
+    facts.need(by=codes)  # the checks read the recorded facts after the walk
     _HINTS[:] = dict.fromkeys(check.hint for check in CHECKS)  # each distinct hint once
     REGISTRY.visits("function_definition", codes=codes)(check_function)
     REGISTRY.visits_file(codes=codes)(check_functions)
