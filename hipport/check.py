@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 BASELINE_FORMAT = 1
 #: Bumped when the layout of a cache entry changes; part of every key.
-CACHE_FORMAT = "check-3"
+CACHE_FORMAT = "check-4"
 
 
 class BaselineError(ValueError):
@@ -262,6 +262,8 @@ class Cache:
                     or type(entry.get("rewrites")) is not int:
                 return None
             findings = [_finding_from_json(d) for d in entry["findings"]]
+            includes = tuple((str(name), bool(live)) for name, live in entry["includes"]
+                             if isinstance(name, str) and isinstance(live, bool))
         except (ValueError, TypeError, KeyError):
             return None
         try:
@@ -269,7 +271,7 @@ class Cache:
         except OSError:
             pass
         return FileResult(path=path, rel=rel, status=entry["status"], findings=findings,
-                          rewrites=entry["rewrites"], note=entry["note"])
+                          rewrites=entry["rewrites"], note=entry["note"], includes=includes)
 
     def put(self, key: str, result: "FileResult") -> None:
         """Store a result; a cache that cannot be written only costs speed, never the run.
@@ -279,7 +281,8 @@ class Cache:
         if self._secret is None:
             return
         entry = {"key": key, "status": result.status, "rewrites": result.rewrites,
-                 "note": result.note, "findings": [_finding_to_json(f) for f in result.findings]}
+                 "note": result.note, "findings": [_finding_to_json(f) for f in result.findings],
+                 "includes": [list(i) for i in result.includes]}
         if write_entry(self._file(key), CACHE_FORMAT, entry, self._secret):
             prune_now_and_then(self.root)
 

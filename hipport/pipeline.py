@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import chain, islice
 from pathlib import Path
@@ -18,6 +18,7 @@ from hipport.edits import EditConflict, apply_edits, output_lines
 from hipport.files import FileError, SourceFile, discover, is_binary, looks_like_cuda, read_bytes
 from hipport.findings import Finding, Severity
 from hipport.options import Options
+from hipport.preprocessor.includers import cuda_only_headers, own_includes
 from hipport.report.model import FileOutcome, Report
 from hipport.rewrite.buildfiles import hip_name, kind_of as build_kind, transform as build_transform
 
@@ -40,6 +41,8 @@ class FileResult:
     note: str = ""  # e.g. "not valid UTF-8; bytes preserved"
     written_to: str = ""  # convert: the output file, when it is not the input
     source: SourceFile | None = None
+    #: the file's own ``#include "…"`` and whether a HIP build compiles each (includers.py)
+    includes: tuple[tuple[str, bool], ...] = ()
 
 
 def process(sf: SourceFile, options: Options) -> FileResult:
@@ -70,10 +73,13 @@ def process(sf: SourceFile, options: Options) -> FileResult:
         result.note = f"not valid UTF-8 at byte {e.start}; other bytes converted, these preserved"
     if not build and not looks_like_cuda(data):
         result.status = "unchanged"
+        result.includes = own_includes(data, None)  # a host file's includes are all live
         return result
     try:
-        convert = build_transform if build else transform
-        new, result.findings, result.rewrites = convert(data, display, options)
+        if build:
+            new, result.findings, result.rewrites = build_transform(data, display, options)
+        else:
+            new, result.findings, result.rewrites, result.includes = _transform(data, display, options)
     except EditConflict as e:  # a rewriter bug: report it, keep the file as it was
         result.status, result.error = "error", f"internal: {e}"
         return result
@@ -90,6 +96,12 @@ def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Fin
     ``path`` only names the file in findings (and tells ``.cu`` files apart). Raises
     EditConflict when two rewriters disagree about the same bytes.
     """
+    return _transform(data, path, options)[:3]
+
+
+def _transform(data: bytes, path: str, options: Options
+               ) -> tuple[bytes, list[Finding], int, tuple[tuple[str, bool], ...]]:
+    """``transform``, and the file's own includes with whether the HIP build compiles each."""
     from hipport.analyze import analyze  # deferred: tree-sitter loads only when needed
 
     ctx = analyze(data, path, options)
@@ -102,7 +114,8 @@ def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Fin
     if options.apply_fixes and new != data:  # convert: the line each finding has in the output
         at = output_lines(data, ctx.edits, new, [(f.line, f.col) for f in findings])
         findings = [f.at_output_line(n) for f, n in zip(findings, at)]
-    return new, sorted(findings, key=Finding.sort_key), ctx.rewrites
+    includes = own_includes(data, lambda: ctx.branches)
+    return new, sorted(findings, key=Finding.sort_key), ctx.rewrites, includes
 
 
 def discovery_result(item: FileError) -> FileResult:
@@ -186,11 +199,15 @@ def collect(results: Iterable[FileResult], options: Options, command: str,
 
     report = Report(tool_version=__version__, target=options.rocm, command=command,
                     gpus=describe(archs_of(options)))
+    includes = []
     for r in results:
         report.findings.extend(r.findings)
+        if r.includes:
+            includes.append((r.path, r.includes))
         # Only convert converts; elsewhere such a file is one hipport would change.
         status = r.status if command == "convert" or r.status != "converted" else "would convert"
         report.files.append(FileOutcome(r.path, status, r.rewrites, r.error or r.note, r.written_to))
+    _drop_cuda_only_headers(report, includes, options)
     if not with_rules:
         return report
     from hipport import rules
@@ -198,6 +215,24 @@ def collect(results: Iterable[FileResult], options: Options, command: str,
     registry = rules.load().rules
     report.rules = {c: registry[c] for c in sorted({f.code for f in report.findings}) if c in registry}
     return report
+
+
+def _drop_cuda_only_headers(report: Report, includes: list, options: Options) -> None:
+    """Findings in a header the run's files include only where a HIP build does not
+    compile it (``preprocessor.includers``): dropped, or info with ``--all-branches``."""
+    hidden = cuda_only_headers({f.path for f in report.findings if not f.fixed}, includes)
+    if not hidden:
+        return
+    kept = []
+    for f in report.findings:
+        where = hidden.get(f.path)
+        if where is None or f.fixed:
+            kept.append(f)
+        elif options.all_branches:
+            kept.append(replace(f, severity=Severity.INFO, message=(
+                f"not compiled by the HIP build (included only as {where}, in a branch it "
+                f"never compiles): {f.message}")))
+    report.findings = kept
 
 
 def exit_status(report: Report, fail_on: Severity | None) -> int:

@@ -246,3 +246,37 @@ def test_a_chunk_index_in_a_helper_given_the_thread_index_is_not_a_warp_id() -> 
            '  yy[128*n + tid - 32*n] = qs[32*n];\n'
            '}\n')
     assert codes_on(src, "HP204") == [8, 12, 16]
+
+
+def test_a_header_included_only_by_the_cuda_build_is_not_reported(tmp_path: Path, monkeypatch) -> None:
+    """llama.cpp's vendors/cuda.h: common.cuh includes it in the #else of its HIP guard, so
+    its CUDA names (no HIP counterpart) are no finding of the HIP build."""
+    from click.testing import CliRunner
+
+    from hipport.cli import main
+
+    (tmp_path / "vendors").mkdir()
+    (tmp_path / "vendors" / "cuda.h").write_text(
+        "#pragma once\n#include <cuda.h>\n"
+        "#define VMM_ATTR CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED\n")
+    (tmp_path / "vendors" / "hip.h").write_text("#pragma once\n#include <hip/hip_runtime.h>\n")
+    (tmp_path / "common.cuh").write_text(
+        '#pragma once\n#if defined(GGML_USE_HIP)\n#include "vendors/hip.h"\n#else\n'
+        '#include "vendors/cuda.h"\n#endif\n')
+    (tmp_path / "k.cu").write_text('#include "common.cuh"\n__global__ void k() {}\n')
+
+    def lines(*args: str, guard: tuple[str, ...] = ("--hip-guard", "GGML_USE_HIP")) -> list[str]:
+        out = CliRunner().invoke(main, ["scan", "-q", "--color", "never", *guard, *args],
+                                 catch_exceptions=False).stdout
+        return [ln for ln in out.splitlines() if "cuda.h:3:" in ln]
+
+    assert lines(str(tmp_path)) == []
+    assert [ln.split(": ")[1] for ln in lines(str(tmp_path), "--all-branches")] == ["HP101 info"]
+    assert len(lines(str(tmp_path / "vendors"))) == 1  # its includer not scanned: judged alone
+    assert len(lines(str(tmp_path), guard=())) == 1  # the guard unknown: maybe included
+    monkeypatch.setenv("HIPPORT_CACHE_DIR", str(tmp_path / "cache"))  # check's cache keeps includes
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    gate = ["check", "-q", "--hip-guard", "GGML_USE_HIP", str(tmp_path / "vendors"), str(tmp_path / "common.cuh")]
+    assert [CliRunner().invoke(main, gate).exit_code for _ in range(2)] == [0, 0]
+    (tmp_path / "cuda_only.cu").write_text('#include "vendors/cuda.h"\n')  # also included as is
+    assert len(lines(str(tmp_path))) == 1
