@@ -5,6 +5,7 @@ target's HIP headers, and print how much compiles and whether hipport predicted 
     python bench/compile.py ~/cuda-programs         # any directory (or several)
     python bench/compile.py DIR --rocm 7.2.1 --json # one target, machine-readable
     python bench/compile.py DIR --compiler hipcc    # e.g. Debian's HIP 5.2 for comparison
+    python bench/compile.py samples -I samples/Common  # an -I inside the corpus: its converted copy
 
 A *program* is each entry directly under a corpus directory (a subdirectory, or a file on
 its own); it passes when every unit of it compiles. Units are the converted sources
@@ -69,8 +70,9 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
     converted = time.monotonic() - start
     start = time.monotonic()
     cpu = _children_cpu()
+    shared = V.converted_dirs(the_plan, includes)
     result = V.verify(units, compiler=chosen, target=target, arch=arch,
-                      includes=[*includes, *V.include_roots(the_plan)], jobs=jobs)
+                      includes=[*shared, *V.include_roots(the_plan)], jobs=jobs)
     wall = time.monotonic() - start
     cpu = _children_cpu() - cpu
 
@@ -79,16 +81,19 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
 
     failed = {rel(r.path) for r in result.failed()}
     programs: dict[str, bool] = {}
+    # an -I directory inside the corpus (the samples' Common/) is no program of its own
+    helpers = {rel(d) for d in shared if out.resolve() in d.resolve().parents}
     for r in result.runs:
         name = program_of(rel(r.path), len(corpus))
+        if name in helpers:
+            continue
         programs[name] = programs.get(name, True) and rel(r.path) not in failed
     first: dict[Path, V.Verdict] = {}
     for v in result.verdicts:
         first.setdefault(v.unit.resolve(), v)
     categories = collections.Counter(f"{category(v.diagnostic.message)} [{v.kind}]"
                                      for v in first.values())
-    unpredicted = [f"{rel(v.path) if v.path and out.resolve() in v.path.resolve().parents else v.path}"
-                   f":{v.line}: {v.diagnostic.message}"
+    unpredicted = [f"{_where(v, out)}: {v.diagnostic.message}"
                    for v in result.verdicts if v.kind == V.UNPREDICTED]
     predicted = [v for v in result.verdicts if v.kind == V.PREDICTED]
     on_line = sum(1 for v in predicted if any(f.line <= v.line <= (f.end_line or f.line)
@@ -102,6 +107,7 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
         "units_pass": runs - len(failed),
         "programs": len(programs),
         "programs_pass": sum(programs.values()),
+        "programs_failing": sorted(p for p, ok in programs.items() if not ok),
         "errors": {k: result.count(k) for k in V.KINDS},
         "errors_total": len(result.verdicts) + sum(v.more for v in result.verdicts),
         "predicted_on_line": on_line,
@@ -111,7 +117,17 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
         "convert_seconds": round(converted, 1),
         "first_errors": categories.most_common(12),
         "unpredicted": unpredicted,
+        "verdicts": [[rel(v.unit), _where(v, out), v.kind, v.diagnostic.message]
+                     for v in result.verdicts],
     }
+
+
+def _where(v: V.Verdict, out: Path) -> str:
+    """file:line of a verdict, relative to the output tree where it is inside it."""
+    path = v.path
+    if path is not None and out.resolve() in path.resolve().parents:
+        path = path.resolve().relative_to(out.resolve())
+    return f"{path}:{v.line}"
 
 
 def _children_cpu() -> float:

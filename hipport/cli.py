@@ -53,21 +53,24 @@ def _compile_options(f):
     it checks for is the first ``--offload-arch``, a flag of the options table)."""
     f = click.option("-I", "--include-dir", "include_dirs", multiple=True, metavar="DIR",
                      type=click.Path(file_okay=False, path_type=Path),
-                     help="Extra include directory for the compiler (repeatable).")(f)
+                     help="Extra include directory for the compiler (repeatable); with convert "
+                          "--verify, one inside an input tree means its converted copy.")(f)
     return click.option("--compiler", metavar="EXE", default=None,
                         help="clang to check with (against the nearest cached HIP header set), "
                              "or a hipcc to use as it is. Default: the target's ROCm if installed, "
                              "else the newest clang++-22..19.")(f)
 
 
-def _run_verify(ctx: click.Context, opts: "Options", units: list, roots: list[Path]) -> int:
+def _run_verify(ctx: click.Context, opts: "Options", units: list, roots: list[Path],
+                includes: list[Path] | None = None) -> int:
     from hipport.pipeline import effective_jobs
     from hipport.verify import DEFAULT_ARCH, run_and_report
 
     # the check is for one GPU: the first --offload-arch
     arch = opts.offload_arch[0].split(":")[0] if opts.offload_arch else DEFAULT_ARCH
     return run_and_report(units, target=opts.rocm, arch=arch,
-                          includes=[*ctx.params["include_dirs"], *roots],
+                          includes=[*(ctx.params["include_dirs"] if includes is None else includes),
+                                    *roots],
                           jobs=effective_jobs(opts), echo=click.echo,
                           compiler=ctx.params["compiler"])
 
@@ -222,9 +225,10 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
     if the_plan.check and changed:
         status = max(status, EXIT_FINDINGS)
     if ctx.params["verify"]:
-        from hipport.verify import include_roots
+        from hipport.verify import converted_dirs, include_roots
 
-        status = max(status, _run_verify(ctx, opts, units, include_roots(the_plan)))
+        status = max(status, _run_verify(ctx, opts, units, include_roots(the_plan),
+                                         converted_dirs(the_plan, ctx.params["include_dirs"])))
     ctx.exit(status)
 
 

@@ -477,6 +477,22 @@ def include_roots(plan_: Plan) -> list[Path]:
     return list(dict.fromkeys(roots))
 
 
+def converted_dirs(plan_: Plan, dirs: Iterable[Path]) -> list[Path]:
+    """``-I`` directories as the compiler must see them: one inside a converted input tree
+    is its converted copy (``convert samples -o out --verify -I samples/Common`` checks
+    against ``out/Common``, which the conversion wrote; the CUDA original would bring CUDA
+    headers back). Others stay as given."""
+    out = []
+    for d in dirs:
+        for t in plan_.targets:
+            if t.root is not None and t.input.is_dir() and _within(d, t.input):
+                out.append(t.root / d.resolve().relative_to(t.input.resolve()))
+                break
+        else:
+            out.append(d)
+    return out
+
+
 def units_from_paths(paths: Iterable[Path], options: Options) -> list[Unit]:
     """Already converted code: each source worth checking, with the findings a scan makes on it.
 

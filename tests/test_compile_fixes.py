@@ -72,6 +72,23 @@ __global__ void k(unsigned* a, float* f, double* d, long long* l, unsigned long 
   d[i] = __dadd_ru(d[i], 1.0) + __dsub_rz(d[i], 1.0) + __dmul_rd(d[i], 2.0) + __fma_rz(d[i], 1.0, 2.0);
 }
 """,
+    # The CUDA samples' helper_cuda_drvapi.h defines its checker only after cuda.h (its
+    # include guard): "use of undeclared identifier 'checkCudaErrors'" at every call.
+    "driver_guard.cpp": """#include <stdio.h>
+#include <cuda.h>
+#ifdef __cuda_cuda_h__
+#define checkCudaErrors(err) check_((err), __LINE__)
+inline void check_(CUresult err, int line) {
+  if (err != CUDA_SUCCESS) printf("error %d at line %d\\n", (int)err, line);
+}
+#endif
+int main() {
+  checkCudaErrors(cuInit(0));
+  CUdevice dev;
+  checkCudaErrors(cuDeviceGet(&dev, 0));
+  return 0;
+}
+""",
 }
 
 

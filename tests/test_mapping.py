@@ -146,6 +146,8 @@ def test_curated_macro_rule_beats_the_table(table: MappingTable) -> None:
     rule = table.view(V721).macro("__CUDACC__")
     assert rule is not None and (rule.action, rule.target, rule.inform) == ("rewrite", "__HIPCC__", True)
     assert table.view(V721).macro("__CUDA_RUNTIME_H__").target == "HIP_INCLUDE_HIP_HIP_RUNTIME_H"
+    # cuda.h becomes hip/hip_runtime.h, so its guard becomes that header's
+    assert table.view(V721).macro("__cuda_cuda_h__").target == "HIP_INCLUDE_HIP_HIP_RUNTIME_H"
 
 
 def test_macro_rules_that_overlap_the_tables_are_known(table: MappingTable) -> None:

@@ -198,6 +198,28 @@ def test_convert_verify_with_a_fake_hipcc(tmp_path, fake_hipcc, monkeypatch):
     assert "2 files checked, 1 compile, 1 fail" in result.output
 
 
+def test_convert_verify_checks_against_the_converted_copy_of_an_include_dir(tmp_path, monkeypatch):
+    # convert samples -o out --verify -I samples/Common: the compiler must see out/Common
+    # (converted), not the CUDA original, which would bring CUDA headers back
+    log = tmp_path / "args"
+    exe = tmp_path / "bin" / "hipcc"
+    exe.parent.mkdir()
+    exe.write_text(FAKE_HIPCC.replace("for last;", f'echo "$@" >> {log}\nfor last;'))
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("HIPCC", str(exe))
+    (tmp_path / "samples" / "Common").mkdir(parents=True)
+    (tmp_path / "samples" / "Common" / "helper.h").write_text("#include <cuda_runtime.h>\n")
+    (tmp_path / "samples" / "a.cu").write_text('#include "helper.h"\n__global__ void k() {}\n')
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["convert", "samples", "-o", "out", "--verify", "--no-report",
+                                       "-j", "1", "-I", "samples/Common", "-I", "elsewhere"])
+    assert result.exit_code == 0, result.output
+    compiled = [line.split() for line in log.read_text().splitlines() if "a.cu" in line]
+    assert compiled and all("-Iout/Common" in args and "-Ielsewhere" in args
+                            and not any("samples" in a for a in args[:-1]) for args in compiled), compiled
+
+
 def test_verify_command_with_a_fake_hipcc(tmp_path, fake_hipcc, monkeypatch):
     (tmp_path / "ok.cu").write_text("#include <hip/hip_runtime.h>\n__global__ void k() {}\n")
     monkeypatch.chdir(tmp_path)
