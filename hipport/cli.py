@@ -485,7 +485,7 @@ def deps_command(ctx: click.Context, repos: tuple[Path, ...], fmt: str, output: 
     """
     from hipport.deps import assess_or_fail
     from hipport.deps.model import Failure
-    from hipport.deps.render import render_all
+    from hipport.report.deps import render_all
 
     if len(repos) > 1 and fmt not in ("jsonl", "text", "sarif"):
         click.echo("hipport: error: several repositories need --format jsonl (or text, sarif)", err=True)

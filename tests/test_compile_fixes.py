@@ -17,6 +17,7 @@ import pytest
 from hipport import verify as V
 from hipport.convert import convert, plan
 from hipport.options import Options
+from hipport.report.verify import render
 from hipport.versions import parse_version
 
 pytestmark = pytest.mark.compile
@@ -113,6 +114,6 @@ def test_the_fixed_constructs_compile_against_the_targets_headers(rocm, tmp_path
         pass
     assert sorted(u.path.name for u in units) == sorted(CASES)
     result = V.verify(units, compiler=compiler, target=target, includes=V.include_roots(the_plan))
-    assert result.verdicts == [] and not result.failed(), V.render(result)
+    assert result.verdicts == [] and not result.failed(), render(result)
     assert all(f.fixed for u in units for f in u.findings
                if f.code in ("HP201", "HP202", "HP217", "HP332", "HP334", "HP335")), [f for u in units for f in u.findings]

@@ -22,6 +22,7 @@ import pytest
 from hipport import verify as V
 from hipport.convert import convert, plan
 from hipport.options import Options
+from hipport.report.verify import render
 from hipport.versions import parse_version
 
 pytestmark = pytest.mark.compile
@@ -132,7 +133,7 @@ def test_every_fixture_and_example_compiles_or_is_expected_to_fail(rocm, tmp_pat
     assert units, "no translation units found under fixtures/ and examples/"
     result = V.verify(units, compiler=compiler, target=options.rocm,
                       includes=V.include_roots(the_plan) + [out / d for d in INCLUDE_DIRS], jobs=2)
-    report = V.render(result)
+    report = render(result)
 
     failing = {_rel(r.path, out) for r in result.failed()}
     must_fail = {rel for rel, value in EXPECTED_FAILURES.items()

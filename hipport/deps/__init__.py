@@ -2,7 +2,8 @@
 
 read (reader: manifests, imports, extensions) → judge (verdict, against mappings/
 python-deps.json) → scan own kernels (kernels, via hipport.pipeline) → score (score) →
-plan (plan) → render (render). ``assess`` runs them all for one repository.
+plan (plan); ``assess`` runs them all for one repository. Its output is rendered under
+``hipport.report`` (``deps``, ``deps_sarif``) like every other command's.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""`hipport deps` output: text, markdown, json, jsonl and a self-contained html page.
+"""`hipport deps` output: text, markdown, json, jsonl and a self-contained html page (SARIF:
+``deps_sarif``).
 
 All formats render the same ``assessment_dict``, so they cannot disagree; JSON follows the
 report's conventions (``schema``, ``version``, ``target``, ``command``, findings via
@@ -60,7 +61,7 @@ def failure_dict(f: Failure) -> dict:
 def render_all(results: list[Assessment | Failure], fmt: str) -> str:
     """Every repository in one output: concatenated, except SARIF (one log, a run each)."""
     if fmt == "sarif":
-        from hipport.deps.sarif import render_sarif
+        from hipport.report.deps_sarif import render_sarif
 
         return render_sarif([a for a in results if isinstance(a, Assessment)])
     return "".join(render(a, fmt) for a in results)
