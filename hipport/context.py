@@ -22,7 +22,7 @@ from hipport.edits import Edit
 from hipport.findings import Finding, Severity
 from hipport.guards import cuda_only_ranges
 from hipport.options import Options
-from hipport.parse import Node, Tree
+from hipport.parse import Node, Tree, function_qualifiers
 from hipport.preprocessor import Branches, model
 from hipport.registry import prefilters_on
 from hipport.rule import Rule
@@ -179,6 +179,16 @@ class Context:
             out.setdefault(line, set()).update(codes)
         return out
 
+    def _in_gpu_only_function(self, where: Node | tuple[int, int]) -> bool:
+        """Inside a ``__device__`` or ``__global__`` function that is not also ``__host__``."""
+        if isinstance(where, tuple):
+            return False
+        from hipport.facts import enclosing_function  # facts registers visitors: loaded with the rules
+
+        func = enclosing_function(self, where)
+        quals = function_qualifiers(self.src, func) if func is not None else set()
+        return bool(quals & {"__device__", "__global__"}) and "__host__" not in quals
+
     def is_suppressed(self, code: str, line: int) -> bool:
         for ln in (line, line - 1):
             codes = self._suppressed.get(ln)
@@ -215,6 +225,9 @@ class Context:
         if kept is _WAVE64 and self.branches.amd_only(start):
             return False  # wave64 code written for AMD
         hidden = self.in_cuda_only_branch(start)  # code a HIP build does not compile
+        if not hidden and rule.run_time_only and self.branches.gpu_never is not None \
+                and self.branches.device_never(start) and self._in_gpu_only_function(where):
+            hidden = True  # only the host pass compiles it, which never generates GPU code
         if hidden and not opts.all_branches:
             return False
         line, col = self.position(start)

@@ -46,6 +46,11 @@ class Rule:
     #: that name itself for its HIP build (``Branches.provides``), so ``Context.report``
     #: drops its findings there.
     moot_where_provided: bool = False
+    #: The rule judges what device code does when it runs (lane arithmetic, fp8 bytes,
+    #: PTX): inside a ``__device__``/``__global__``-only function only the GPU passes
+    #: matter, since the host pass never generates its code (``Context.report``). A rule
+    #: about names (a missing declaration fails the host pass's parse too) leaves it False.
+    run_time_only: bool = False
 
     @property
     def family(self) -> str:
@@ -84,4 +89,5 @@ def rule_from_class(cls: type) -> Rule:
         rocm_max=getattr(cls, "rocm_max", None),
         supersedes=tuple(getattr(cls, "supersedes", ())),
         moot_where_provided=bool(getattr(cls, "moot_where_provided", False)),
+        run_time_only=bool(getattr(cls, "run_time_only", False)),
     )

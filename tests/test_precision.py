@@ -280,3 +280,41 @@ def test_a_header_included_only_by_the_cuda_build_is_not_reported(tmp_path: Path
     assert [CliRunner().invoke(main, gate).exit_code for _ in range(2)] == [0, 0]
     (tmp_path / "cuda_only.cu").write_text('#include "vendors/cuda.h"\n')  # also included as is
     assert len(lines(str(tmp_path))) == 1
+
+
+def test_a_ladder_that_stops_before_offset_one_is_a_layout_group_not_a_warp() -> None:
+    """llama.cpp's fattn-mma-f16.cuh: ``for (offset = 16; offset >= 4; offset >>= 1)``
+    combines the 8 lanes that hold one column, in wave64 as in wave32."""
+    src = ('__device__ float f(float v, float w) {\n'
+           '  for (int o = 16; o >= 4; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o, 32));\n'
+           '  for (int o = 16; o > 2; o >>= 1) w += __shfl_xor_sync(0xffffffffu, w, o, 32);\n'
+           '  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o, 32);\n'
+           '  for (int o = 16; o >= 1; o >>= 1) w += __shfl_down_sync(0xffffffffu, w, o);\n'
+           '  return v + w;\n'
+           '}\n')
+    assert codes_on(src, "HP214") == [4, 5]
+
+
+def test_an_arch_branch_of_gpu_only_code_is_judged_by_the_gpu_passes() -> None:
+    """stable-diffusion.cpp's ggml_cuda_ue4m3_to_fp32: `#if defined(CDNA3)` (the project's
+    macro for __gfx942__) reads FNUZ bytes, the #else CUDA's OCP type. Only the host pass,
+    where no arch macro is defined, takes the #else; it never generates a __device__
+    function's code, so the OCP read is no finding on gfx942. In a __host__ __device__
+    function the host pass runs it, and a name rule still judges the host pass's parse."""
+    src = ('#include <cuda_fp8.h>\n'
+           '#if defined(__gfx942__)\n#define CDNA3\n#endif\n'
+           '__device__ float f(unsigned bits) {\n'
+           '#if defined(CDNA3)\n'
+           '  return 0.f;\n'
+           '#else\n'
+           '  return float(*reinterpret_cast<const __nv_fp8_e4m3 *>(&bits));\n'       # 9
+           '#endif\n'
+           '}\n'
+           '__host__ __device__ float g(unsigned bits) {\n'
+           '#if defined(CDNA3)\n'
+           '  return 0.f;\n'
+           '#else\n'
+           '  return float(*reinterpret_cast<const __nv_fp8_e4m3 *>(&bits));\n'       # 16
+           '#endif\n'
+           '}\n')
+    assert codes_on(src, "HP321") == [16]

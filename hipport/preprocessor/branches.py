@@ -89,11 +89,19 @@ class Branches:
     _own_names: dict[str, bool] = field(default_factory=dict, repr=False)
     #: for a file without conditionals: the analysis ``provides`` runs when first asked
     pending: Callable[[], "Branches"] | None = field(default=None, repr=False)
+    #: what no GPU pass compiles (the host pass may): code a __device__-only function has
+    #: there never runs on the GPU (``device_never``); None: the same as ``never``
+    gpu_never: list[tuple[int, int]] | None = None
 
     def never_compiled(self, offset: int) -> bool:
         """In a branch no pass compiles."""
         i = bisect.bisect_right([s for s, _ in self.never], offset) - 1
         return i >= 0 and offset < self.never[i][1]
+
+    def device_never(self, offset: int) -> bool:
+        """In a branch no GPU pass compiles (``never_compiled``, or only the host pass)."""
+        spans = self.never if self.gpu_never is None else self.gpu_never
+        return _within(spans, offset)
 
     def skipped(self, offset: int) -> bool:
         """In a branch no pass compiles, or a condition part no pass's result depends on."""
@@ -154,10 +162,15 @@ def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Br
     base = _directory(path)
     host, *devices = passes(build)
     results = [_Pass(macros.copy(), base).run(own, path) for macros in devices]
+    gpu_never = None
     if any(r.macros.read_pass_dependent for r in results) or not results:
+        if results:
+            gpu_never = _never(results)
         results.append(_Pass(host.copy(), base).run(own, path))
     # else: nothing the passes differ in was read, so the host pass decides as they do
     found = _combine(results)
+    if gpu_never is not None and gpu_never != found.never:
+        found.gpu_never = gpu_never
     found.cuda_build = lambda: _merge(
         [(s, e) for s, e, now in _Pass(cuda_build(build).copy(), base).run(own, path).branches if now == 0])
     first = results[0]  # code in no branch but the include guard is compiled by every build
@@ -405,14 +418,18 @@ def _header(path: str) -> tuple[tuple, tuple[int, int]] | None:
 
 def _combine(results: list[_Pass]) -> Branches:
     """Never compiled = skipped by every pass (the branch lists line up: same directives)."""
-    never = _merge([(start, end) for i, (start, end, _) in enumerate(results[0].branches)
-                    if all(r.branches[i][2] == 0 for r in results)])
+    never = _never(results)
     irrelevant = [r.irrelevant for r in results]
     everywhere = _merge(irrelevant[0])
     for spans in irrelevant[1:]:
         everywhere = _intersect(everywhere, _merge(spans))
     skip = _merge(never + everywhere)
     return Branches(never, irrelevant, _skip=skip, _starts=[s for s, _ in skip])
+
+
+def _never(results: list[_Pass]) -> list[tuple[int, int]]:
+    return _merge([(start, end) for i, (start, end, _) in enumerate(results[0].branches)
+                   if all(r.branches[i][2] == 0 for r in results)])
 
 
 def _within(spans: list[tuple[int, int]], offset: int) -> bool:

@@ -48,6 +48,7 @@ class Fp8EncodingDependent(SaysWhatItIs):
     """
 
     code = "HP321"
+    run_time_only = True  # judged by the GPU passes (Rule.run_time_only)
     slug = "fp8-encoding-dependent"
     severity = Severity.HIGH
     effort = Effort.SMALL

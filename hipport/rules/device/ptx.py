@@ -45,6 +45,7 @@ class InlinePtx(SaysWhatItIs):
     """
 
     code = "HP301"
+    run_time_only = True  # judged by the GPU passes (Rule.run_time_only)
     slug = "inline-ptx-asm"
     severity = Severity.BLOCKER
     effort = Effort.LARGE

@@ -52,6 +52,7 @@ class SharedMemoryOver64K(SaysWhatItIs):
     """
 
     code = "HP306"
+    run_time_only = True  # judged by the GPU passes (Rule.run_time_only)
     slug = "shared-memory-over-64k"
     severity = Severity.HIGH
     effort = Effort.MEDIUM

@@ -4,6 +4,7 @@ libcu++'s asynchronous copies and pipelines. Noted once per name (wmma: per func
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hipport import facts
@@ -103,12 +104,33 @@ def _qualified(node: Node, ctx: "Context") -> None:
     if not facts.outermost_qualified(ctx, node):
         return
     parts = qualified_parts(ctx.src, node)
-    if parts[0] in ("nvcuda", "wmma") and len(parts) > 1:  # once per function that uses it
+    if parts[0] in ("nvcuda", "wmma") and len(parts) > 1 \
+            and not (parts[0] == "wmma" and _wmma_is_rocwmma(ctx)):  # once per function that uses it
         once(ctx, f"wmma:{func_key(ctx, node)}", Wmma, node, f"`{'::'.join(parts)}`: HIP has no warp-matrix (wmma) API",
              "port to rocWMMA (rocwmma::fragment, load_matrix_sync, mma_sync, store_matrix_sync)")
     elif parts[0] == "cuda" and len(parts) == 2 and parts[1] in _CUDA_ASYNC:
         once(ctx, f"async:{parts[1]}", AsyncCopy, node, f"`cuda::{parts[1]}` has no HIP implementation",
              "copy global→shared synchronously and __syncthreads(); double-buffer by hand")
+
+
+_ROCWMMA_ALIAS = re.compile(rb"\bnamespace\s+wmma\s*=\s*(?:::)?rocwmma\s*;")
+
+
+@dataclass
+class _WmmaAlias:
+    """Per file: whether ``wmma`` names rocWMMA where the HIP build compiles it."""
+
+    rocwmma: bool | None = None
+
+
+def _wmma_is_rocwmma(ctx: "Context") -> bool:
+    """``namespace wmma = rocwmma;`` outside the branches a HIP build never compiles
+    (llama.cpp's fattn-wmma-f16.cu: nvcuda::wmma for CUDA, rocwmma for HIP, one body):
+    then ``wmma::fragment`` is rocWMMA's, not CUDA's."""
+    state = ctx.state(_WmmaAlias)
+    if state.rocwmma is None:
+        state.rocwmma = any(not ctx.in_cuda_only_branch(m.start()) for m in _ROCWMMA_ALIAS.finditer(ctx.src))
+    return state.rocwmma
 
 
 @REGISTRY.visits("using_declaration", codes=(Wmma,))

@@ -44,6 +44,7 @@ class BallotComparedWithFullMask32:
     """
 
     code = "HP218"
+    run_time_only = True  # judged by the GPU passes (Rule.run_time_only)
     slug = "ballot-compared-with-full-mask-32"
     severity = Severity.HIGH
     effort = Effort.SMALL

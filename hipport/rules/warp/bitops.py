@@ -39,6 +39,7 @@ class BallotBitOp32:
     """
 
     code = "HP203"
+    run_time_only = True  # judged by the GPU passes (Rule.run_time_only)
     slug = "ballot-bitop-32bit"
     severity = Severity.HIGH
     effort = Effort.SMALL

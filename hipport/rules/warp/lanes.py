@@ -47,6 +47,7 @@ class LaneArithmetic32:
     """
 
     code = "HP204"
+    run_time_only = True  # judged by the GPU passes (Rule.run_time_only)
     slug = "lane-arithmetic-32"
     severity = Severity.HIGH
     effort = Effort.SMALL

@@ -86,6 +86,7 @@ class WarpMaskVariable32:
     """
 
     code = "HP202"
+    run_time_only = True  # judged by the GPU passes (Rule.run_time_only)
     slug = "warp-mask-variable-32bit"
     severity = Severity.HIGH
     effort = Effort.SMALL

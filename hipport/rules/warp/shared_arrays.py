@@ -41,6 +41,7 @@ class SharedArrayWarp32:
     """
 
     code = "HP205"
+    run_time_only = True  # judged by the GPU passes (Rule.run_time_only)
     slug = "shared-array-warp32"
     severity = Severity.MEDIUM
     effort = Effort.SMALL

@@ -42,6 +42,7 @@ class ShuffleWidth32:
     """
 
     code = "HP213"
+    run_time_only = True  # judged by the GPU passes (Rule.run_time_only)
     slug = "shuffle-width-32"
     severity = Severity.MEDIUM
     effort = Effort.SMALL
@@ -69,6 +70,7 @@ class ShuffleLadder16:
     """
 
     code = "HP214"
+    run_time_only = True  # judged by the GPU passes (Rule.run_time_only)
     slug = "shuffle-ladder-16"
     severity = Severity.HIGH
     effort = Effort.SMALL
@@ -131,7 +133,7 @@ def check_ladder_loop(loop: Node, ctx: Context) -> None:
     if start is None or not var:
         return
     step = _step(src, update, var)
-    if step == "down" and is_int(src, start, 16):
+    if step == "down" and is_int(src, start, 16) and not _stops_early(src, cond, var):
         where = start
     elif step == "up" and is_int(src, start, 1) and (bound := _upper_bound_32(src, cond, var)) is not None:
         where = bound
@@ -156,6 +158,18 @@ def _step(src: bytes, update: Node, var: str) -> str | None:
     if s in (f"{var}<<=1", f"{var}*=2", f"{var}={var}<<1", f"{var}={var}*2"):
         return "up"
     return None
+
+
+def _stops_early(src: bytes, cond: Node, var: str) -> bool:
+    """``o >= 4`` / ``o > 2``: a ladder from 16 that stops before offset 1 combines the few
+    lanes of one element's layout (llama.cpp's fattn-mma-f16: "values per KQ column are
+    spread across 8 threads"), not the lanes of a warp; wave64 has the same such groups."""
+    cond = strip(cond)
+    if cond.type != "binary_expression" or text(src, cond.child_by_field_name("left")) != var:
+        return False
+    op, right = text(src, cond.child_by_field_name("operator")), cond.child_by_field_name("right")
+    bound = int_value(src, right) if right is not None else None
+    return bound is not None and ((op == ">=" and bound[0] > 1) or (op == ">" and bound[0] >= 1))
 
 
 def _upper_bound_32(src: bytes, cond: Node, var: str) -> Node | None:
