@@ -185,3 +185,26 @@ def test_a_file_with_no_include_gets_the_string_header_on_the_first_run():
     assert converted(once) == once
     plain = "void f(char* b) { memset(b, 0, 4); }\r\n"  # no HIP include to add: <cstring> alone
     assert converted(plain) == "#include <cstring>\r\n" + plain
+
+
+def test_a_component_wise_vector_operator_is_kept_for_cuda_only():
+    src = ("inline __host__ __device__ void operator*=(float2 &a, float2 b)\n{\n"
+           "    a.x *= b.x;  // x\n    a.y *= b.y;\n}\n")
+    head = "#include <hip/hip_runtime.h>\n"
+    assert converted(src) == head + "#ifndef __HIP_PLATFORM_AMD__\n" + src[:-1] + "\n#endif\n"
+    # the second conversion finds it in a branch a HIP build never compiles
+    assert converted(converted(src)) == converted(src)
+
+
+def test_a_vector_operator_that_computes_something_else_is_reported_not_changed():
+    src = ("inline __device__ float3 operator*(float3 a, float3 b)\n"
+           "{ return make_float3(a.y * b.z, a.z * b.x, a.x * b.y); }\n")
+    assert converted(src) == "#include <hip/hip_runtime.h>\n" + src
+    ctx = analyze(src.encode(), "t.cu", Options(rocm=parse_version("7.2.1")))
+    assert [(f.code, f.fixed) for f in ctx.findings] == [("HP337", False)]
+
+
+def test_struct_is_dropped_before_a_differently_tagged_hip_typedef():
+    src = "struct cudaGraphicsResource *r;\nstruct cudaDeviceProp p;\n"
+    assert converted(src) == ("#include <hip/hip_runtime.h>\n"
+                              "hipGraphicsResource *r;\nstruct hipDeviceProp_t p;\n")

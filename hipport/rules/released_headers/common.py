@@ -1,5 +1,6 @@
-"""What the released-header rules share: their data file, the callee of a call, and the
-type a name is declared with in the function around a node."""
+"""What the released-header rules share: their data file, the callee of a call, the
+type a name is declared with in the function around a node, and keeping a definition for
+CUDA only."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import NamedTuple
 
 from hipport.context import Context
 from hipport.datafiles import toml_data
+from hipport.edits import Edit
 from hipport.parse import Node, enclosing_function
 
 
@@ -97,3 +99,20 @@ def _type_of(ctx: Context, decl: Node, name: str, pointer: bool) -> str | None:
                 return None
             return " ".join(base.split()) + (stars if pointer else "")
     return None
+
+
+def cuda_only(ctx: Context, node: Node) -> list[Edit]:
+    """Edits that put a definition (with its ``template <…>``) under
+    ``#ifndef __HIP_PLATFORM_AMD__``; none when it does not stand on lines of its own."""
+    if node.parent is not None and node.parent.type == "template_declaration":
+        node = node.parent
+    src = ctx.src
+    start = src.rfind(b"\n", 0, node.start_byte) + 1
+    end = src.find(b"\n", node.end_byte)
+    end = len(src) if end < 0 else end
+    rest = src[node.end_byte:end].strip()
+    if src[start:node.start_byte].strip() or (rest and not rest.startswith(b"//")):
+        return []
+    newline = b"\r\n" if b"\r\n" in src else b"\n"
+    return [Edit(start, start, b"#ifndef __HIP_PLATFORM_AMD__" + newline),
+            Edit(node.end_byte, node.end_byte, newline + b"#endif")]

@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass, field
 
 from hipport.context import Context
-from hipport.edits import Edit
 from hipport.findings import Effort, Severity
 from hipport.parse import Node
 from hipport.rules import REGISTRY
+from hipport.rules.released_headers.common import cuda_only
 
 
 @REGISTRY.rule
@@ -103,24 +103,7 @@ def _judge_definition(ctx: Context, node: Node, func: Node, name: str, in_macro:
                    f"`{name}({', '.join(written)})` and `{name}({', '.join(first)})` (line {line}) "
                    f"both become `{name}({', '.join(mapped)})` on HIP: a redefinition",
                    "the second is kept for CUDA only (#ifndef __HIP_PLATFORM_AMD__): on HIP "
-                   "every call reaches the first", fix=[] if in_macro else _cuda_only(ctx, node))
-
-
-def _cuda_only(ctx: Context, node: Node) -> list[Edit]:
-    """Edits that put a definition (with its ``template <…>``) under
-    ``#ifndef __HIP_PLATFORM_AMD__``; none when it does not stand on lines of its own."""
-    if node.parent is not None and node.parent.type == "template_declaration":
-        node = node.parent
-    src = ctx.src
-    start = src.rfind(b"\n", 0, node.start_byte) + 1
-    end = src.find(b"\n", node.end_byte)
-    end = len(src) if end < 0 else end
-    rest = src[node.end_byte:end].strip()
-    if src[start:node.start_byte].strip() or (rest and not rest.startswith(b"//")):
-        return []
-    newline = b"\r\n" if b"\r\n" in src else b"\n"
-    return [Edit(start, start, b"#ifndef __HIP_PLATFORM_AMD__" + newline),
-            Edit(node.end_byte, node.end_byte, newline + b"#endif")]
+                   "every call reaches the first", fix=[] if in_macro else cuda_only(ctx, node))
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
