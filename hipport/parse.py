@@ -7,8 +7,12 @@ that does not compile yet (unlike hipify-clang).
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 
 import tree_sitter
@@ -28,9 +32,107 @@ def parser_language() -> tree_sitter.Language:
     return _parser().language
 
 
+class ParseBudgetExceeded(Exception):
+    """Parsing one source cost more CPU time or memory than its ``budget`` allows: the file
+    is one error naming the bound, not processed."""
+
+
+@dataclass
+class _Budget:
+    cpu_deadline: float  # time.process_time() value
+    cpu_seconds: float
+    rss_ceiling: int | None  # bytes of resident memory, None where it cannot be read
+    memory_bytes: int
+    calls: int = 0
+    exceeded: str = ""
+
+
+#: The budget of the source this process is analysing (one at a time), or None: no bound.
+_budget: _Budget | None = None
+#: Sources up to this size are parsed without a budget: none can cost much (at worst
+#: about 2 s or 230 MB), and the callbacks a budget needs are saved on nearly every file.
+BUDGET_FROM = 64 << 10
+#: Parsing a larger source may take this much CPU time, plus CPU_PER_MIB per MiB of it...
+CPU_SECONDS = 5.0
+CPU_PER_MIB = 1.0
+#: ... and grow the process by this much memory, plus MEMORY_PER_BYTE times its size,
+#: at most MEMORY_CAP. Dense real code needs about 1 s and 50 bytes per byte parsed; some
+#: inputs cost the parser itself far more (``a<a<a<…``: 3.6 GB per MB of input, a run of
+#: ``"\"``: 30 s per MB), whatever hipport does with the tree after.
+MEMORY_BYTES = 256 << 20
+MEMORY_PER_BYTE = 64
+MEMORY_CAP = 1 << 30
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+#: How many progress calls between two memory checks (a call comes every ~100 bytes).
+_MEMORY_EVERY = 64
+
+
+def _rss() -> int | None:
+    """Resident memory of this process now (Linux), or None."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@contextmanager
+def budget(size: int) -> Iterator[None]:
+    """Bound every parse made inside (the file and its macro bodies) by the CPU time and
+    memory a source of ``size`` bytes may take; ``ParseBudgetExceeded`` beyond."""
+    global _budget
+    if size <= BUDGET_FROM:
+        yield
+        return
+    seconds = CPU_SECONDS + CPU_PER_MIB * size / (1 << 20)
+    memory = min(MEMORY_BYTES + MEMORY_PER_BYTE * size, MEMORY_CAP)
+    rss = _rss()
+    outer, _budget = _budget, _Budget(time.process_time() + seconds, seconds,
+                                      None if rss is None else rss + memory, memory)
+    try:
+        yield
+    finally:
+        _budget = outer
+
+
+def _progress(_offset: int, _has_error: bool) -> bool:
+    """tree-sitter's progress callback: True stops the parse (over budget)."""
+    b = _budget
+    if b is None:
+        return False
+    b.calls += 1
+    if b.calls & 15 == 0 and time.process_time() > b.cpu_deadline:
+        b.exceeded = f"more than {b.cpu_seconds:.1f} s of CPU time"
+    elif b.rss_ceiling is not None and b.calls % _MEMORY_EVERY == 0 and (_rss() or 0) > b.rss_ceiling:
+        b.exceeded = f"more than {b.memory_bytes >> 20:,} MiB of memory"
+    return bool(b.exceeded)
+
+
+def _parse_bounded(parser: tree_sitter.Parser, read: Callable[[int, object], bytes]) -> Tree:
+    """``parser.parse(read)`` under the current budget."""
+    try:
+        return parser.parse(read, progress_callback=_progress)
+    except ValueError:  # the callback stopped it ("Parsing failed")
+        parser.reset()  # or the next parse would resume this one
+        b = _budget
+        if b is not None and b.exceeded:
+            raise ParseBudgetExceeded(
+                f"the parser needed {b.exceeded} (the bound for a source of this size): "
+                "input it cannot parse in reasonable time or memory; not processed") from None
+        raise
+
+
 def parse(src: bytes) -> Tree:
-    """Parse CUDA/C++ bytes; always returns a tree."""
-    return _parser().parse(src)
+    """Parse CUDA/C++ bytes; always returns a tree (under a ``budget``: or raises
+    ParseBudgetExceeded)."""
+    if _budget is None:
+        return _parser().parse(src)
+    # (tree-sitter calls the progress callback only when it reads through a callback)
+    return _parse_bounded(_parser(), lambda offset, _point: src[offset:offset + _CHUNK])
+
+
+#: Bytes handed to the parser per read.
+_CHUNK = 1 << 16
 
 
 def walk(root: Node) -> Iterator[Node]:
@@ -254,6 +356,6 @@ def parse_range(src: bytes, start: int, end: int, anchor: Node) -> Tree:
         _point(src, anchor, start), (end_row, end_col + len(tail)), start, end + len(tail))]
 
     def read(offset: int, _point: object) -> bytes:
-        return text[offset - start:] if start <= offset < start + len(text) else b""
+        return text[offset - start:offset - start + _CHUNK] if start <= offset < start + len(text) else b""
 
-    return parser.parse(read)
+    return parser.parse(read) if _budget is None else _parse_bounded(parser, read)

@@ -75,6 +75,8 @@ def process(sf: SourceFile, options: Options) -> FileResult:
         result.status = "unchanged"
         result.includes = own_includes(data, None)  # a host file's includes are all live
         return result
+    from hipport.parse import ParseBudgetExceeded  # (tree-sitter loads only for a source)
+
     try:
         if build:
             new, result.findings, result.rewrites = build_transform(data, display, options)
@@ -82,6 +84,9 @@ def process(sf: SourceFile, options: Options) -> FileResult:
             new, result.findings, result.rewrites, result.includes = _transform(data, display, options)
     except EditConflict as e:  # a rewriter bug: report it, keep the file as it was
         result.status, result.error = "error", f"internal: {e}"
+        return result
+    except ParseBudgetExceeded as e:
+        result.status, result.error = "error", str(e)
         return result
     if new != data:
         result.status, result.output = "converted", new
@@ -94,7 +99,8 @@ def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Fin
     """Bytes in, (converted bytes, sorted findings, rewrite count) out; no I/O.
 
     ``path`` only names the file in findings (and tells ``.cu`` files apart). Raises
-    EditConflict when two rewriters disagree about the same bytes.
+    EditConflict when two rewriters disagree about the same bytes, ParseBudgetExceeded when
+    parsing the source costs more than a source of its size may (``parse.budget``).
     """
     return _transform(data, path, options)[:3]
 
@@ -103,8 +109,10 @@ def _transform(data: bytes, path: str, options: Options
                ) -> tuple[bytes, list[Finding], int, tuple[tuple[str, bool], ...]]:
     """``transform``, and the file's own includes with whether the HIP build compiles each."""
     from hipport.analyze import analyze  # deferred: tree-sitter loads only when needed
+    from hipport.parse import budget
 
-    ctx = analyze(data, path, options)
+    with budget(len(data)):
+        ctx = analyze(data, path, options)
     if options.engine == "clang":  # deferred too: libclang loads only when asked for
         from hipport.deep import add_deep_findings
 

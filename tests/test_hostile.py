@@ -363,6 +363,46 @@ def test_a_source_over_the_size_bound_is_one_error(tmp_path: Path, monkeypatch) 
     assert "k.cu" not in r.stderr  # the other file went through
 
 
+#: Inputs that cost tree-sitter itself far more than code does (measured unbounded: about
+#: 3.6 GB per MB, and 30 s per MB), over parse.BUDGET_FROM so that they are bounded.
+COSTLY_MEMORY = b"cudaMalloc(p);\n" + b"a<" * 40_000
+COSTLY_TIME = b"cudaMalloc(p);\n" + b'"\\"' * 40_000
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="memory is read from /proc")
+def test_a_source_costing_the_parser_too_much_memory_is_one_error(tmp_path: Path, monkeypatch) -> None:
+    from hipport import parse
+
+    monkeypatch.setattr(parse, "MEMORY_BYTES", 16 << 20)
+    monkeypatch.setattr(parse, "MEMORY_PER_BYTE", 0)
+    (tmp_path / "nested.cu").write_bytes(COSTLY_MEMORY)
+    (tmp_path / "k.cu").write_bytes(KERNEL)
+    r = run("convert", ".", "-o", "out", "-q", cwd=tmp_path)
+    assert r.exit_code == 2
+    assert ("hipport: error: nested.cu: the parser needed more than 16 MiB of memory "
+            "(the bound for a source of this size)") in r.stderr
+    assert (tmp_path / "out" / "k.cu").is_file() and not (tmp_path / "out" / "nested.cu").exists()
+
+
+def test_a_source_costing_the_parser_too_much_time_is_one_error_and_the_next_parses(monkeypatch) -> None:
+    from hipport import parse
+    from hipport.files import SourceFile
+    from hipport.pipeline import process
+
+    monkeypatch.setattr(parse, "CPU_SECONDS", 0.2)
+    monkeypatch.setattr(parse, "CPU_PER_MIB", 0.0)
+    big = KERNEL * (parse.BUDGET_FROM // len(KERNEL) + 1)
+    expected = transform(big, "k.cu", Options(apply_fixes=True))
+    started = time.process_time()
+    with pytest.raises(parse.ParseBudgetExceeded, match=r"more than 0.2 s of CPU time"):
+        transform(COSTLY_TIME, "s.cu", Options(apply_fixes=True))
+    assert time.process_time() - started < 2  # unbounded: about 3.5 s
+    # the parser is reset: the next file parses from its own first byte
+    assert transform(big, "k.cu", Options(apply_fixes=True)) == expected
+    monkeypatch.setattr(parse, "BUDGET_FROM", 1 << 30)  # no budget: the same tree, the same output
+    assert transform(big, "k.cu", Options(apply_fixes=True)) == expected
+
+
 @pytest.mark.parametrize("command", ["convert", "scan", "check"])
 def test_a_deeply_nested_pyproject_near_the_input_is_no_traceback(tmp_path: Path, command: str) -> None:
     """Found re-checking the breaks: the [tool.hipport] lookup parsed every pyproject.toml

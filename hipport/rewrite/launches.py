@@ -26,7 +26,7 @@ def _is_template(fn: Node, ctx: Context) -> bool:
     instantiation, written with its arguments (``k<float>``) or deduced from the call
     (``k`` declared ``template <...> __global__ void k(...)`` in this file)."""
     if fn.type == "template_function" or (
-            fn.type == "qualified_identifier" and fn.text is not None and b"<" in fn.text):
+            fn.type == "qualified_identifier" and b"<" in ctx.src[fn.start_byte:fn.end_byte]):
         return True
     name = ctx.text(fn).rsplit("::", 1)[-1]
     return name in _template_functions(ctx)
