@@ -69,8 +69,8 @@ def analyze(src: bytes, path: str, options: Options) -> Context:
 
 def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
     """Node kind id -> (visitor functions, text memo or None, field whose text the memo is
-    keyed by, how to find the macro body the walk reparses in its place, or None, the
-    name filter of each visitor function, or None, and that filter's verdicts).
+    keyed by, how to find the macro body the walk reparses in its place, or None, and
+    for each visitor function (it, its name filter or None, that filter's verdicts)).
 
     Keyed by the grammar's integer kind ids, not type names: ``Node.type`` builds a new
     string (hashed anew) for each of the millions of nodes a walk meets. Every id whose
@@ -102,9 +102,9 @@ def _dispatch(registries: tuple, options: Options, src: bytes) -> dict:
 def _entry(node_type: str, visitors: tuple, filtered: bool) -> tuple:
     fns = tuple(v.fn for v in visitors)
     filters = tuple(v.names if filtered else None for v in visitors)
-    verdicts = tuple(None if f is None else _VERDICTS.setdefault(f, {}) for f in filters)
+    checks = tuple((fn, f, None if f is None else _VERDICTS.setdefault(f, {})) for fn, f in zip(fns, filters))
     return (fns, _name_memo(node_type, fns, filters), _KEY_FIELDS.get(node_type),
-            _MACRO_BODIES.get(node_type), filters, verdicts)
+            _MACRO_BODIES.get(node_type), checks)
 
 
 #: A ``#define`` body that is one integer (``256``, ``(-1)``, ``0xffffffffu``). Its
@@ -196,7 +196,7 @@ def _walk(root: Node, ctx: Context, dispatch: dict) -> None:
             if first_child():
                 continue
         else:
-            fns, memo, key_field, macro_body, _, _ = entry
+            fns, memo, key_field, macro_body, _ = entry
             if memo is not None:  # a leaf (or a call's callee) whose visitors filter by text
                 if key_field is None:  # inlined _filtered: a third of all nodes are names
                     fns = memo.get(src[node.start_byte:node.end_byte])
@@ -248,7 +248,7 @@ def _walk_body(root: Node, ctx: Context, dispatch: dict, body_start: int) -> Non
 def _filtered(entry: tuple, node: Node, src: bytes) -> tuple:
     """The visitors of a dispatch entry that want this node, decided by its text (or its
     callee's) once per distinct text."""
-    _, memo, key_field, _, _, _ = entry
+    _, memo, key_field, _, _ = entry
     if key_field is None:
         key = src[node.start_byte:node.end_byte]
     else:
@@ -274,14 +274,12 @@ def _admit(memo: dict[bytes, tuple], entry: tuple, key: bytes) -> tuple:
     """The visitors (in registration order) that may act on a leaf with text ``key``."""
     if len(memo) >= _MEMO_LIMIT:
         memo.clear()
-    name = None
+    name = key.decode("utf-8", "replace")  # nearly every admitted text meets a filter's miss
     wanted = []
-    for fn, accepts, verdicts in zip(entry[0], entry[4], entry[5]):
+    for fn, accepts, verdicts in entry[4]:  # (function, name filter, its verdicts), pre-zipped
         if accepts is not None:
             verdict = verdicts.get(key)
             if verdict is None:
-                if name is None:
-                    name = key.decode("utf-8", "replace")
                 if len(verdicts) >= _MEMO_LIMIT:
                     verdicts.clear()
                 verdict = verdicts[key] = bool(accepts(name))

@@ -13,12 +13,10 @@ import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import accumulate, count
-from operator import add
 from typing import TYPE_CHECKING, TypeVar
 
 from hipport import gpus
-from hipport.edits import Edit
+from hipport.edits import Edit, line_starts
 from hipport.findings import Finding, Severity
 from hipport.guards import cuda_only_ranges
 from hipport.options import Options
@@ -60,9 +58,7 @@ class Context:
     _branches: Branches | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        # Line starts from C-level loops (split, map(len), accumulate): a match object per
-        # line cost a visible share of the per-file set-up.
-        self._line_starts = [0, *map(add, accumulate(map(len, self.src.split(b"\n")[:-1])), count(1))]
+        self._line_starts = line_starts(self.src)
         self._cuda_only = cuda_only_ranges(self.src, self.tree, self.options.hip_guards)
         self._suppressed = self._scan_suppressions()
         self._kept: dict[str, object] = {}  # rule code -> ``_keeps``
@@ -111,6 +107,11 @@ class Context:
         return None
 
     # -- positions -------------------------------------------------------------
+    @property
+    def line_starts(self) -> list[int]:
+        """The byte offset where each line starts (``edits.line_starts``)."""
+        return self._line_starts
+
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, byte column) of a byte offset."""
         i = bisect.bisect_right(self._line_starts, offset) - 1

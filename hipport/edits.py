@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import bisect
-from itertools import accumulate
+from itertools import accumulate, count
+from operator import add
 from typing import NamedTuple
 
 
@@ -22,13 +23,25 @@ class EditConflict(Exception):
     """Two different edits touch the same bytes: a bug in a rewriter, never silently resolved."""
 
 
-def apply_edits(src: bytes, edits: list[Edit]) -> bytes:
-    """Apply non-overlapping edits; identical duplicates are merged.
+def ordered_edits(edits: list[Edit]) -> list[Edit]:
+    """``edits`` without identical duplicates, by place; insertions at the same offset keep
+    the order given (stable sort), so a rewriter that inserts ``A`` then ``B`` gets ``AB``.
+    What ``apply_edits`` and ``output_lines`` work from: ``pipeline.transform`` orders once
+    for both."""
+    return sorted(dict.fromkeys(edits), key=_place)
 
-    Insertions at the same offset are applied in the order given (stable sort), so a
-    rewriter that inserts ``A`` then ``B`` at one place gets ``AB``.
-    """
-    ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end))
+
+def _place(e: Edit) -> tuple[int, int]:
+    return e.start, e.end
+
+
+def apply_edits(src: bytes, edits: list[Edit]) -> bytes:
+    """Apply non-overlapping edits; identical duplicates are merged (``ordered_edits``)."""
+    return apply_ordered(src, ordered_edits(edits))
+
+
+def apply_ordered(src: bytes, ordered: list[Edit]) -> bytes:
+    """``apply_edits`` of edits already ``ordered_edits``."""
     out: list[bytes] = []
     pos = 0
     for e in ordered:
@@ -41,24 +54,35 @@ def apply_edits(src: bytes, edits: list[Edit]) -> bytes:
     return b"".join(out)
 
 
-def output_lines(src: bytes, edits: list[Edit], new: bytes, lines: list[tuple[int, int]]) -> list[int]:
+def line_starts(src: bytes) -> list[int]:
+    """The byte offset where each line of ``src`` starts (``Context`` keeps the same list).
+
+    From C-level loops (split, map(len), accumulate): a Python step per line was a
+    visible share of convert's time."""
+    return [0, *map(add, accumulate(map(len, src.split(b"\n")[:-1])), count(1))]
+
+
+def output_lines(src: bytes, edits: list[Edit], new: bytes, lines: list[tuple[int, int]], *,
+                 ordered: list[Edit] | None = None, starts: list[int] | None = None) -> list[int]:
     """Where each 1-based (line, byte column) of ``src`` lands in ``new`` (``apply_edits``'s
     result): its 1-based line there. A place inside a replaced range maps to the
     replacement's start. Reports name both lines, because rewrites above a finding (an
     added ``#include``, a longer name) move the line a person edits in the output.
+
+    ``ordered`` (``ordered_edits(edits)``) and ``starts`` (``line_starts(src)``) may be
+    given when the caller has them: sorting a file's edits and splitting it into lines
+    were most of this function's cost.
     """
-    ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end))
+    if ordered is None:
+        ordered = ordered_edits(edits)
+    if starts is None:
+        starts = line_starts(src)
     ends = [e.end for e in ordered]
-    shift = [0]
-    for e in ordered:
-        shift.append(shift[-1] + len(e.text) - (e.end - e.start))
-    # Line starts from C-level loops (split, map(len), accumulate): a Python step per line
-    # was a visible share of convert's time. ``line_end[k]`` is where line k+1 ends.
-    line_end = list(accumulate(map(len, src.split(b"\n"))))
+    shift = [0, *accumulate(len(e.text) - (e.end - e.start) for e in ordered)]
+    last = len(starts)
     moved = []
     for line, col in lines:
-        k = min(max(line, 1), len(line_end)) - 1
-        at = (line_end[k - 1] + k if k else 0) + col - 1
+        at = starts[min(max(line, 1), last) - 1] + col - 1
         i = bisect.bisect_right(ends, at)  # edits wholly before ``at``
         if i < len(ordered) and ordered[i].start < at:
             at = ordered[i].start  # inside a replaced range
@@ -66,10 +90,10 @@ def output_lines(src: bytes, edits: list[Edit], new: bytes, lines: list[tuple[in
     # The output line is one more than the newlines before the place: counted in order of
     # place, so the whole output is scanned once.
     out = [0] * len(moved)
-    pos = count = 0
+    pos = newlines = 0
     for j in sorted(range(len(moved)), key=moved.__getitem__):
         at = max(moved[j], pos)
-        count += new.count(b"\n", pos, at)
+        newlines += new.count(b"\n", pos, at)
         pos = at
-        out[j] = count + 1
+        out[j] = newlines + 1
     return out

@@ -14,7 +14,7 @@ from functools import partial
 from itertools import chain, islice
 from pathlib import Path
 
-from hipport.edits import EditConflict, apply_edits, output_lines
+from hipport.edits import EditConflict, apply_ordered, ordered_edits, output_lines
 from hipport.files import FileError, SourceFile, discover, is_binary, looks_like_cuda, read_bytes
 from hipport.findings import Finding, Severity
 from hipport.options import Options
@@ -117,10 +117,12 @@ def _transform(data: bytes, path: str, options: Options
         from hipport.deep import add_deep_findings
 
         add_deep_findings(ctx, Path(path))
-    new = apply_edits(data, ctx.edits) if ctx.edits else data
+    ordered = ordered_edits(ctx.edits) if ctx.edits else []
+    new = apply_ordered(data, ordered) if ordered else data
     findings = ctx.findings
     if options.apply_fixes and new != data:  # convert: the line each finding has in the output
-        at = output_lines(data, ctx.edits, new, [(f.line, f.col) for f in findings])
+        at = output_lines(data, ctx.edits, new, [(f.line, f.col) for f in findings],
+                          ordered=ordered, starts=ctx.line_starts)
         findings = [f.at_output_line(n) for f, n in zip(findings, at)]
     includes = own_includes(data, lambda: ctx.branches)
     return new, sorted(findings, key=Finding.sort_key), ctx.rewrites, includes

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import random
 
-from hipport.edits import Edit, EditConflict, apply_edits, output_lines
+from hipport.edits import Edit, EditConflict, apply_edits, apply_ordered, line_starts, ordered_edits, output_lines
 
 
 def reference(src: bytes, edits: list[Edit], new: bytes, lines: list[tuple[int, int]]) -> list[int]:
@@ -44,9 +44,19 @@ def test_output_lines_match_the_reference_on_random_edits() -> None:
         except EditConflict:
             continue
         lines = [(rnd.randint(1, src.count(b"\n") + 1), rnd.randint(1, 5)) for _ in range(rnd.randint(0, 8))]
-        assert output_lines(src, edits, new, lines) == reference(src, edits, new, lines)
+        expected = reference(src, edits, new, lines)
+        assert output_lines(src, edits, new, lines) == expected
+        # as pipeline.transform calls it: the edits ordered and the line starts given
+        assert output_lines(src, edits, new, lines, ordered=ordered_edits(edits), starts=line_starts(src)) == expected
+        assert apply_ordered(src, ordered_edits(edits)) == new
         checked += 1
     assert checked > 1000
+
+
+def test_line_starts() -> None:
+    assert line_starts(b"") == [0]
+    assert line_starts(b"a\nbc\n\nd") == [0, 2, 5, 6]
+    assert line_starts(b"a\r\n") == [0, 3]
 
 
 def test_an_added_include_moves_the_lines_below_it() -> None:
