@@ -22,3 +22,39 @@ def test_spells_shfl_on_every_casing() -> None:
         pad = bytes(rng.choice(b"ab \n") for _ in range(8))
         assert _spells_shfl(pad + word + pad), word
         assert not _spells_shfl(pad + word[:3] + b"_" + word[3:]), word
+
+
+# -- warpSize aliases: found from the spellings, as file_facts' macros would give them -------
+
+_LINES = [b"#define W warpSize", b"#define W (warpSize)", b"#define V ( warpSize ) // x", b"#define W /*c*/ warpSize",
+          b"#define F() warpSize", b"#define W \\\n  warpSize", b"int x = warpSize;", b"#define warpSize 64",
+          b"#if 1", b"#else", b"#endif", b"void f(){", b"}", b"#define W warpSize*2", b"#define Y XwarpSize",
+          b"#define W warpSize /* warpSize */", b"struct {", b"#define W2 warpSize", b"k<<<1, warpSize>>>();",
+          b"#undef W", b'const char* s = "#define Q warpSize";', b"/* #define C warpSize */"]
+
+
+def _aliases_both_ways(src: bytes) -> tuple[frozenset[str], frozenset[str]]:
+    from hipport import facts
+    from hipport.analyze import mapping_view
+    from hipport.context import Context
+    from hipport.options import Options
+    from hipport.parse import parse
+    from hipport.rules.warp.warpsize import _defined_as_warp_size
+
+    o = Options()
+    ctx = Context(path="x.cu", src=src, tree=parse(src), options=o,
+                  view=mapping_view(o.rocm, o.roc, o.experimental, o.mappings))
+    reference = frozenset(name for name, defs in facts.file_facts(ctx).macros.items()
+                          if any(body.strip("() ") == "warpSize" for body, _ in defs))
+    return _defined_as_warp_size(ctx), reference
+
+
+@given(st.lists(st.sampled_from(_LINES), max_size=12))
+def test_warp_size_aliases_are_file_facts_macros_defined_as_warp_size(lines: list[bytes]) -> None:
+    found, reference = _aliases_both_ways(b"\n".join(lines) + b"\n")
+    assert found == reference
+
+
+def test_warp_size_aliases_examples() -> None:
+    assert _aliases_both_ways(b"#define W (warpSize)\n#define F() warpSize\n#define X warpSize*2\n")[0] == {"W"}
+    assert _aliases_both_ways(b"void f() {\n#define W \\\n  warpSize\n}\n")[0] == {"W"}
