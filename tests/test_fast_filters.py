@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 from hypothesis import given, strategies as st
 
@@ -58,3 +59,24 @@ def test_warp_size_aliases_are_file_facts_macros_defined_as_warp_size(lines: lis
 def test_warp_size_aliases_examples() -> None:
     assert _aliases_both_ways(b"#define W (warpSize)\n#define F() warpSize\n#define X warpSize*2\n")[0] == {"W"}
     assert _aliases_both_ways(b"void f() {\n#define W \\\n  warpSize\n}\n")[0] == {"W"}
+
+
+# -- directive starts: the '#'-driven search finds what the multi-line regex found ----------
+
+_DIRECTIVE_START = re.compile(rb"^[ \t]*#[ \t]*([A-Za-z_]\w*)?", re.M)
+
+
+@given(st.lists(st.sampled_from([b"#", b" ", b"\t", b"\n", b"\r", b"define", b"if", b"x", b"1", b"_a", b"\\", b"/*"]),
+                max_size=40).map(b"".join))
+def test_directive_starts_are_the_multiline_regex_matches(src: bytes) -> None:
+    from hipport.preprocessor.directives import _directive_starts
+
+    expected = [(m.start(), src.index(b"#", m.start()), m.end(), m.group(1)) for m in _DIRECTIVE_START.finditer(src)]
+    assert list(_directive_starts(src)) == expected
+
+
+def test_directive_starts_stay_linear_on_a_long_line_of_hashes() -> None:
+    from hipport.preprocessor.directives import _directive_starts
+
+    src = b"x" + b"#" * 2_000_000 + b"\n  # define A\n"
+    assert [name for *_, name in _directive_starts(src)] == [b"define"]
