@@ -561,16 +561,3 @@ def family_summary(table: MappingTable, targets: tuple[Version, ...] | None = No
         applied = {v.rocm: sum(1 for e in entries if v._resolve(e).apply) for v in views}
         out.append(FamilySummary(fam, len(entries), sum(1 for e in entries if e.hip), applied))
     return out
-
-
-def format_summary(table: MappingTable, targets: tuple[Version, ...] | None = None) -> str:
-    """The generator's closing table: rows, rows with a HIP name, rows applied per target."""
-    summary = family_summary(table, targets)
-    heads = [short_version(t) for t in summary[0].applied] if summary else []
-    lines = [f"{'family':<10}{'rows':>7}{'HIP name':>10}" + "".join(f"{'maps ' + h:>12}" for h in heads)]
-    for s in summary:
-        lines.append(f"{s.family:<10}{s.rows:>7}{s.with_hip:>10}" + "".join(f"{n:>12}" for n in s.applied.values()))
-    total = [sum(s.applied[t] for s in summary) for t in (summary[0].applied if summary else ())]
-    lines.append(f"{'total':<10}{sum(s.rows for s in summary):>7}{sum(s.with_hip for s in summary):>10}"
-                 + "".join(f"{n:>12}" for n in total))
-    return "\n".join(lines)

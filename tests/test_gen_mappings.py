@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hipport.mapping import MappingTable, family_summary, format_summary
+from hipport.mapping import MappingTable, family_summary
+from hipport.report.mapping import format_summary
 from hipport.versions import parse_version
 
 REPO = Path(__file__).resolve().parent.parent

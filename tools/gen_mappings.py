@@ -492,7 +492,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"(used), {st.disagreements[side]} cells where the joint table differs "
                       f"(separate table used)")
     # Imported here: the summary applies hipport's own status rules to what was written.
-    from hipport.mapping import MappingTable, format_summary
+    from hipport.mapping import MappingTable
+    from hipport.report.mapping import format_summary
     print(format_summary(MappingTable.from_dir(args.out)))
     return 0
 

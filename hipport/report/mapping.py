@@ -1,15 +1,15 @@
 """``hipport map NAME``: everything the tables say about one name, across targets.
 
 ``describe`` is the JSON-ready value (``hipport map -f json``), ``format_description`` its
-text; ``close_names`` the suggestions for a name the tables do not know. The tables
-themselves are ``hipport.mapping``.
+text; ``close_names`` the suggestions for a name the tables do not know; ``format_summary``
+the generator's per-family table. The tables themselves are ``hipport.mapping``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from hipport.mapping import Experimental, MappingTable
+from hipport.mapping import Experimental, MappingTable, family_summary
 from hipport.versions import Version, short_version
 
 
@@ -117,3 +117,16 @@ def close_names(table: MappingTable, name: str, n: int = 5) -> list[str]:
 
     pool = [*table.entries, *table.reverse_index(), *table.macros, *table.headers]
     return close_matches(name, pool, n=n, cutoff=0.75)
+
+
+def format_summary(table: MappingTable, targets: tuple[Version, ...] | None = None) -> str:
+    """The generator's closing table: rows, rows with a HIP name, rows applied per target."""
+    summary = family_summary(table, targets)
+    heads = [short_version(t) for t in summary[0].applied] if summary else []
+    lines = [f"{'family':<10}{'rows':>7}{'HIP name':>10}" + "".join(f"{'maps ' + h:>12}" for h in heads)]
+    for s in summary:
+        lines.append(f"{s.family:<10}{s.rows:>7}{s.with_hip:>10}" + "".join(f"{n:>12}" for n in s.applied.values()))
+    total = [sum(s.applied[t] for s in summary) for t in (summary[0].applied if summary else ())]
+    lines.append(f"{'total':<10}{sum(s.rows for s in summary):>7}{sum(s.with_hip for s in summary):>10}"
+                 + "".join(f"{n:>12}" for n in total))
+    return "\n".join(lines)

@@ -20,7 +20,7 @@ def _pasting_macro(node: Node, ctx: Context) -> None:
     never rewritten. The deep engine reports each use; this reports the definition, where
     the compiler's "expanded from macro" note points."""
     value = node.child_by_field_name("value")
-    if value is None or b"##" not in ctx.src[value.start_byte:value.end_byte]:
+    if value is None or not ctx.may_contain(b"##", within=value):
         return
     m = _pasted_prefix().search(ctx.text(value))
     if m is not None:
