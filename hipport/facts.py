@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from hipport.parse import Node, call_name, find_all, function_qualifiers, text
 from hipport.parse import enclosing_function as parse_enclosing_function
-from hipport.registry import Registry, prefilters_on
+from hipport.registry import Registry, prefilters_on, words_of
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -143,10 +143,8 @@ def record(node: Node, ctx: "Context") -> None:
 
 
 def _needed_call(callee: str) -> bool:
-    return not Needs.calls.isdisjoint(_WORD.findall(callee)) or not prefilters_on()
+    return not Needs.calls.isdisjoint(words_of(callee)) or not prefilters_on()
 
-
-_WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
 @REGISTRY.visits("call_expression", names=_needed_call, when=recording)
