@@ -68,15 +68,41 @@ _DIRECTIVE_START = re.compile(rb"^[ \t]*#[ \t]*([A-Za-z_]\w*)?", re.M)
 
 @given(st.lists(st.sampled_from([b"#", b" ", b"\t", b"\n", b"\r", b"define", b"if", b"x", b"1", b"_a", b"\\", b"/*"]),
                 max_size=40).map(b"".join))
-def test_directive_starts_are_the_multiline_regex_matches(src: bytes) -> None:
-    from hipport.preprocessor.directives import _directive_starts
+def testdirective_starts_are_the_multiline_regex_matches(src: bytes) -> None:
+    from hipport.preprocessor.directives import directive_starts
 
     expected = [(m.start(), src.index(b"#", m.start()), m.end(), m.group(1)) for m in _DIRECTIVE_START.finditer(src)]
-    assert list(_directive_starts(src)) == expected
+    assert list(directive_starts(src)) == expected
 
 
-def test_directive_starts_stay_linear_on_a_long_line_of_hashes() -> None:
-    from hipport.preprocessor.directives import _directive_starts
+def testdirective_starts_stay_linear_on_a_long_line_of_hashes() -> None:
+    from hipport.preprocessor.directives import directive_starts
 
     src = b"x" + b"#" * 2_000_000 + b"\n  # define A\n"
-    assert [name for *_, name in _directive_starts(src)] == [b"define"]
+    assert [name for *_, name in directive_starts(src)] == [b"define"]
+
+
+_OLD_INCLUDER = re.compile(rb'^[ \t]*#[ \t]*(if|ifdef|ifndef|endif|include)\b[ \t]*(?:"([^"\n]+)")?', re.M)
+
+
+@given(st.lists(st.sampled_from([b"#", b" ", b"\t", b"\n", b"if", b"ifdef", b"endif", b"include", b"def", b'"a.h"',
+                                 b'"', b"<b.h>", b"x", b"/*"]), max_size=40).map(b"".join))
+def test_own_includes_read_the_directives_the_line_regex_read(src: bytes) -> None:
+    from hipport.preprocessor.includers import own_includes
+
+    # the reference: the multi-line regex this replaced, with every include compiled
+    depth, expected = 0, []
+    for m in _OLD_INCLUDER.finditer(src):
+        if m.group(1) == b"include":
+            if m.group(2) is not None:
+                expected.append((m.group(2).decode("utf-8", "replace"), depth == 0))
+        elif m.group(1) == b"endif":
+            depth = max(depth - 1, 0)
+        else:
+            depth += 1
+
+    class NeverCompiled:  # every conditional include is "never compiled": its place is checked
+        def never_compiled(self, offset: int) -> bool:
+            return True
+
+    assert list(own_includes(src, NeverCompiled)) == (expected if b"include" in src else [])

@@ -78,7 +78,7 @@ def scan(src: bytes) -> list[Directive]:
     starts = [s for s, _ in spans]
     out: list[Directive] = []
     pos = 0
-    for start, hash_at, arg_start, name in _directive_starts(src):
+    for start, hash_at, arg_start, name in directive_starts(src):
         if start < pos or (spans and _inside(spans, starts, hash_at)):
             continue
         end = _logical_end(src, arg_start, spans, starts)
@@ -90,7 +90,7 @@ def scan(src: bytes) -> list[Directive]:
     return out
 
 
-def _directive_starts(src: bytes) -> Iterator[tuple[int, int, int, bytes | None]]:
+def directive_starts(src: bytes) -> Iterator[tuple[int, int, int, bytes | None]]:
     """(line start, its ``#``, end of the directive's name, the name or None) for every line
     whose first character other than spaces and tabs is ``#``: what a multi-line regex
     anchored at ``^`` matched, found from the rare ``#`` instead of trying the anchor at
