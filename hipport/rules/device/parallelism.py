@@ -10,6 +10,7 @@ from hipport.parse import Node
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY, SaysWhatItIs
 from hipport.rules.device.common import plain_callee
+from hipport.rules.released_headers.common import raw_data
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -22,6 +23,9 @@ class DynamicParallelism(SaysWhatItIs):
     ## Why
     HIP does not support dynamic parallelism: a `<<<...>>>` launch inside a `__global__` or
     `__device__` function, or `cudaDeviceSynchronize()` in device code, does not compile.
+    Nor does the rest of CUDA's device runtime (`cudaMalloc`, `cudaStreamCreateWithFlags`,
+    `cudaGetLastError`… in a kernel): HIP declares none of them for device code
+    (`mappings/released_headers.toml` `[device_runtime]`).
 
     ## Example
     ```cuda
@@ -43,9 +47,11 @@ class DynamicParallelism(SaysWhatItIs):
 
 
 _DEVICE_LAUNCH_APIS = frozenset({"cudaLaunchDevice", "cudaGetParameterBuffer", "cudaGetParameterBufferV2"})
+_DEVICE_RUNTIME = frozenset(raw_data()["device_runtime"]["functions"])
 
 
-@REGISTRY.visits("call_expression", names=any_word_of(_DEVICE_LAUNCH_APIS | {"cudaDeviceSynchronize"}),
+@REGISTRY.visits("call_expression",
+                 names=any_word_of(_DEVICE_LAUNCH_APIS | _DEVICE_RUNTIME | {"cudaDeviceSynchronize"}),
                  codes=(DynamicParallelism,))
 def _call(node: Node, ctx: "Context") -> None:
     plain = plain_callee(ctx, node)
@@ -56,6 +62,9 @@ def _call(node: Node, ctx: "Context") -> None:
         ctx.report(DynamicParallelism, node, "`cudaDeviceSynchronize()` in device code "
                    "(dynamic parallelism) is not supported by HIP",
                    "synchronise on the host after the launch")
+    elif name in _DEVICE_RUNTIME and facts.is_device_code(ctx, node):
+        ctx.report(DynamicParallelism, node, f"`{name}` in device code (CUDA's device runtime): "
+                   "HIP declares it for the host only", "call it on the host, before or after the kernel")
     elif name in _DEVICE_LAUNCH_APIS:
         ctx.report(DynamicParallelism, node, f"`{name}` launches kernels from the device; "
                    "HIP has no dynamic parallelism", "launch from the host")
