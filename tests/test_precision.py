@@ -318,3 +318,13 @@ def test_an_arch_branch_of_gpu_only_code_is_judged_by_the_gpu_passes() -> None:
            '#endif\n'
            '}\n')
     assert codes_on(src, "HP321") == [16]
+
+
+def test_one_library_finding_explains_every_include_of_that_library() -> None:
+    """DeepSpeed's evoformer headers: HP401 at the first CUTLASS include, then one HP333 per
+    other cutlass/ include (334 highs on the tree); the other headers stay HP333."""
+    src = ('#include "cutlass/aligned_buffer.h"\n'
+           '#include <cutlass/array.h>\n'
+           '#include <cutlass/gemm/gemm.h>\n'
+           '#include <cudaEGL.h>\n')
+    assert found(src, path="t.h") == [("HP333", 4), ("HP401", 1)]
