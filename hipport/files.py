@@ -38,18 +38,24 @@ STALE_TEMP_SECONDS = 60
 #: or reports, so it is not parsed. Broad on purpose (a false hit costs one parse; a miss
 #: would hide a finding): CUDA names and headers, kernel qualifiers and built-ins, warp
 #: vocabulary, inline asm, and the CUDA-only libraries the rules know.
-_CUDA_HINT = re.compile(
-    rb"cuda|CUDA|cu[A-Z]|CU_|__global__|__device__|__shared__|__constant__|__managed__"
-    rb"|__forceinline__|__launch_bounds__|<<<|threadIdx|blockIdx|blockDim|gridDim"
-    rb"|[wW]arp|WARP|__shfl|__ballot|__activemask|__any|__all|__popc|__ffs|__clz|__brev"
-    rb"|__sync|__reduce|__match|__ldg|__threadfence|__trap|__nanosleep|__prof|clock"
-    rb"|__AMDGCN|asm|cub|thrust|nvcuda|nvrtc|nccl|nvtx|Nv[A-Z]|nvinfer|cutlass|cute"
-    rb"|cublas|curand|cufft|cusparse|cusolver|cudnn|cutensor|cufile|cooperative_groups"
-    rb"|texture|surf[0-9A-Z]|tex[0-9A-Z]|half|__nv_|bfloat16|fp8|mma|__half|__float"
+#: Searched as plain bytes (``in``: memchr-fast) and then as five small patterns, instead
+#: of one alternation of all of them: that regex tried some alternative at nearly every
+#: byte and cost ~400 us for a 2 KB file without CUDA (a tenth of the bench corpus). The
+#: same answer: a word here that contains another (``cublas``, ``__half``) was dropped.
+_CUDA_WORDS = (
+    b"cuda", b"CUDA", b"CU_", b"__global__", b"__device__", b"__shared__", b"__constant__", b"__managed__",
+    b"__forceinline__", b"__launch_bounds__", b"<<<", b"threadIdx", b"blockIdx", b"blockDim", b"gridDim",
+    b"warp", b"Warp", b"WARP", b"__shfl", b"__ballot", b"__activemask", b"__any", b"__all", b"__popc", b"__ffs",
+    b"__clz", b"__brev", b"__sync", b"__reduce", b"__match", b"__ldg", b"__threadfence", b"__trap",
+    b"__nanosleep", b"__prof", b"clock", b"__AMDGCN", b"asm", b"cub", b"thrust", b"nvrtc", b"nccl", b"nvtx",
+    b"nvinfer", b"cutlass", b"cute", b"curand", b"cufft", b"cusparse", b"cusolver", b"cudnn", b"cufile",
+    b"cooperative_groups", b"texture", b"half", b"__nv_", b"bfloat16", b"fp8", b"mma", b"__float",
     # CUDA headers without "cuda" in their name (a header including only vector_types.h)
-    rb"|_types\.h|device_functions|device_launch_parameters|math_constants|host_defines"
-    rb"|channel_descriptor|sm_[0-9]+_"
+    b"_types.h", b"device_functions", b"device_launch_parameters", b"math_constants", b"host_defines",
+    b"channel_descriptor",
 )
+_CUDA_PATTERNS = tuple(re.compile(p) for p in (
+    rb"cu[A-Z]", rb"Nv[A-Z]", rb"surf[0-9A-Z]", rb"tex[0-9A-Z]", rb"sm_[0-9]+_"))
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,7 @@ class FileError:
 
 
 def looks_like_cuda(data: bytes) -> bool:
-    return _CUDA_HINT.search(data) is not None
+    return any(word in data for word in _CUDA_WORDS) or any(p.search(data) for p in _CUDA_PATTERNS)
 
 
 def is_binary(data: bytes) -> bool:

@@ -106,3 +106,35 @@ def test_own_includes_read_the_directives_the_line_regex_read(src: bytes) -> Non
             return True
 
     assert list(own_includes(src, NeverCompiled)) == (expected if b"include" in src else [])
+
+
+# -- the file pre-filter: plain searches give what the one alternation gave -----------------
+
+_OLD_CUDA_HINT = re.compile(
+    rb"cuda|CUDA|cu[A-Z]|CU_|__global__|__device__|__shared__|__constant__|__managed__"
+    rb"|__forceinline__|__launch_bounds__|<<<|threadIdx|blockIdx|blockDim|gridDim"
+    rb"|[wW]arp|WARP|__shfl|__ballot|__activemask|__any|__all|__popc|__ffs|__clz|__brev"
+    rb"|__sync|__reduce|__match|__ldg|__threadfence|__trap|__nanosleep|__prof|clock"
+    rb"|__AMDGCN|asm|cub|thrust|nvcuda|nvrtc|nccl|nvtx|Nv[A-Z]|nvinfer|cutlass|cute"
+    rb"|cublas|curand|cufft|cusparse|cusolver|cudnn|cutensor|cufile|cooperative_groups"
+    rb"|texture|surf[0-9A-Z]|tex[0-9A-Z]|half|__nv_|bfloat16|fp8|mma|__half|__float"
+    rb"|_types\.h|device_functions|device_launch_parameters|math_constants|host_defines"
+    rb"|channel_descriptor|sm_[0-9]+_")
+_PIECES = [m.replace(b"\\.", b".") for m in _OLD_CUDA_HINT.pattern.split(b"|")] + [
+    b"cuX", b"cux", b"NvA", b"surf9", b"surfx", b"texQ", b"tex_", b"sm_80_", b"sm__", b"sm_8", b"types.h", b"Warp",
+    b"wArp", b"x", b" ", b"\n", b"_", b"c", b"u"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=6).map(b"".join))
+def test_looks_like_cuda_is_the_old_alternation(data: bytes) -> None:
+    from hipport.files import looks_like_cuda
+
+    assert looks_like_cuda(data) == (_OLD_CUDA_HINT.search(data) is not None)
+
+
+def test_looks_like_cuda_on_each_alternative() -> None:
+    from hipport.files import looks_like_cuda
+
+    for piece in _PIECES:
+        for text in (piece, b"int x; " + piece + b" y;", piece[:-1]):
+            assert looks_like_cuda(text) == (_OLD_CUDA_HINT.search(text) is not None), text
