@@ -17,6 +17,7 @@ import click
 from hipport import __version__
 from hipport.cliopts import (
     EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Group, add_examples, build_options, color_option, common_options,
+    convert_stdin,
     new_statistics, observed, print_check, print_errors, print_statistics, statistics_option,
     stdin_given, stdin_option, stdout_bytes, summary_line, table_options, with_progress,
     write_report,
@@ -24,7 +25,6 @@ from hipport.cliopts import (
 
 if TYPE_CHECKING:
     from hipport.options import Options
-    from hipport.statistics import Statistics
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -182,7 +182,7 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
     opts = build_options(ctx, inputs, apply_fixes=True)
     stats = new_statistics(ctx)
     if stdin_given(inputs):
-        ctx.exit(_convert_stdin(ctx, opts, output, diff=diff, check_only=check_only,
+        ctx.exit(convert_stdin(ctx, opts, output, diff=diff, check_only=check_only,
                                 in_place=in_place, stats=stats))
     try:
         the_plan = plan(inputs, output, in_place=in_place, diff=diff, backup=not no_backup,
@@ -230,50 +230,6 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
         status = max(status, _run_verify(ctx, opts, units, include_roots(the_plan),
                                          converted_dirs(the_plan, ctx.params["include_dirs"])))
     ctx.exit(status)
-
-
-def _convert_stdin(ctx: click.Context, opts: "Options", output: str | None, *, diff: bool,
-                   check_only: bool, in_place: bool, stats: "Statistics | None") -> int:
-    """``convert -``: standard input to standard output (or -o FILE, --diff, --check)."""
-    from hipport.convert import unified_diff
-    from hipport.files import atomic_write
-    from hipport.pipeline import collect, exit_status
-    from hipport.stdin import process_stdin
-
-    if in_place or ctx.params["verify"]:
-        raise click.UsageError("- (standard input) cannot be converted --in-place or --verify'd")
-    if diff and output is not None:
-        raise click.UsageError("choose one of -o/--output and --diff")
-    result, data = process_stdin(opts, ctx.params["stdin_filename"])
-    new = result.output if result.output is not None else data
-    if diff or check_only:
-        if diff and result.output is not None:
-            stdout_bytes(unified_diff(Path(result.path), data, result.output))
-    elif output is None or output == "-":
-        stdout_bytes(new)
-    else:
-        try:
-            atomic_write(Path(output), new)
-        except OSError as e:
-            result.status, result.error = "error", f"{output}: cannot write output: {e.strerror or e}"
-    report = collect([result], opts, "convert --check" if check_only else "convert")
-    if ctx.params["report_path"] is not None and not ctx.params["no_report"]:
-        try:
-            write_report(report, ctx.params["report_path"], None)
-        except OSError as e:
-            click.echo(f"hipport: error: {ctx.params['report_path']}: cannot write report: {e.strerror or e}", err=True)
-            return EXIT_USAGE
-    print_errors(report)
-    if check_only and result.output is not None:
-        click.echo(f"hipport: would convert {result.path}", err=True)
-    if stats is not None:
-        stats.add_findings(result.findings)
-        stats.add_file(Path(result.path), opts, data)
-        print_statistics(stats, err=True)
-    if not ctx.params["quiet"]:
-        click.echo(summary_line(report), err=True)
-    status = exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None)
-    return max(status, EXIT_FINDINGS) if check_only and result.output is not None else status
 
 
 # -- scan ---------------------------------------------------------------------------

@@ -311,3 +311,47 @@ def add_examples(group: click.Group) -> None:
                 example = table.get(param.name) or EXAMPLES[param.name]
                 if "Example:" not in (param.help or ""):
                     param.help = f"{param.help} Example: {example}"
+
+
+def convert_stdin(ctx: click.Context, opts: "Options", output: str | None, *, diff: bool,
+                  check_only: bool, in_place: bool, stats: "Statistics | None") -> int:
+    """``convert -``: standard input to standard output (or -o FILE, --diff, --check)."""
+    from hipport.convert import unified_diff
+    from hipport.files import atomic_write
+    from hipport.pipeline import collect, exit_status
+    from hipport.stdin import process_stdin
+
+    if in_place or ctx.params["verify"]:
+        raise click.UsageError("- (standard input) cannot be converted --in-place or --verify'd")
+    if diff and output is not None:
+        raise click.UsageError("choose one of -o/--output and --diff")
+    result, data = process_stdin(opts, ctx.params["stdin_filename"])
+    new = result.output if result.output is not None else data
+    if diff or check_only:
+        if diff and result.output is not None:
+            stdout_bytes(unified_diff(Path(result.path), data, result.output))
+    elif output is None or output == "-":
+        stdout_bytes(new)
+    else:
+        try:
+            atomic_write(Path(output), new)
+        except OSError as e:
+            result.status, result.error = "error", f"{output}: cannot write output: {e.strerror or e}"
+    report = collect([result], opts, "convert --check" if check_only else "convert")
+    if ctx.params["report_path"] is not None and not ctx.params["no_report"]:
+        try:
+            write_report(report, ctx.params["report_path"], None)
+        except OSError as e:
+            click.echo(f"hipport: error: {ctx.params['report_path']}: cannot write report: {e.strerror or e}", err=True)
+            return EXIT_USAGE
+    print_errors(report)
+    if check_only and result.output is not None:
+        click.echo(f"hipport: would convert {result.path}", err=True)
+    if stats is not None:
+        stats.add_findings(result.findings)
+        stats.add_file(Path(result.path), opts, data)
+        print_statistics(stats, err=True)
+    if not ctx.params["quiet"]:
+        click.echo(summary_line(report), err=True)
+    status = exit_status(report, opts.fail_on if ctx.params.get("fail_on") else None)
+    return max(status, EXIT_FINDINGS) if check_only and result.output is not None else status
