@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from hipport.rules.warp import (  # noqa: F401  (registration order: function checks first)
     masks, bitops, lanes, sync, ballot_compare, shuffles, constants, templates, warpsize, shared_arrays, launch_bounds,
-    wavefront,
+    wavefront, ballot_casts,
 )
 from hipport.rules.warp import functions
 
