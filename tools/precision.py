@@ -23,6 +23,7 @@ HERE = Path(__file__).resolve().parent.parent / "tests" / "precision"
 PROJECTS: dict[str, dict] = {
     "llama.cpp": {"hip_guards": ("GGML_USE_HIP",)},  # ggml-cuda: ported, its HIP build defines it
     "cub": {"hip_guards": ()},  # NVIDIA CUB: CUDA-only, scanned as it is
+    "deepspeed": {"hip_guards": ()},  # DeepSpeed: ported by __HIP_PLATFORM_AMD__ branches (built in)
 }
 
 
