@@ -60,6 +60,8 @@ LONG_RUN_FAILURES = [
     ("a.cu", 2, b'*\no#i.h>\nx<><<<2,s>>>();#include""'),
     # HP334's <cstring> in a file with no include: added only once hip_runtime.h was there.
     ("a.cu", 0, b"memset(cudaMemset;"),
+    # Tokens after a broken include path: renamed once the parser read the line as an include.
+    ("b.cuh", 0, b"}\n#include<>,cudaStream_t"),
     # An include at the start of a line that the parser read as comparisons (< cuda . h >):
     # converted from its bytes, and renames inside it dropped (they collided: cuComplex).
     ("a.cu", 2, b"3<<<g,b>>>();.\n#include<cuda.h>"),
@@ -92,3 +94,13 @@ def test_a_directive_after_a_comment_is_still_converted_and_a_mid_line_one_is_le
     opts = fuzz.option_sets()[0]
     out = transform(b"/* licence */ #include <cuda_runtime.h>\nx#include <cublas_v2.h>\n", "a.cpp", opts)[0]
     assert out == b"/* licence */ #include <hip/hip_runtime.h>\nx#include <cublas_v2.h>\n"
+
+
+def test_an_include_with_tokens_after_its_path_is_converted_and_the_tokens_left() -> None:
+    """The parser loses the path of ``#include <cuda_runtime.h> cudaStream_t``: it was left
+    unconverted (a second hip_runtime.h added above it) and the trailing token renamed."""
+    from hipport.pipeline import transform
+
+    src = b"#include <cuda_runtime.h> cudaStream_t\nvoid f() { cudaStream_t s; }\n"
+    out = transform(src, "a.cu", fuzz.option_sets()[0])[0]
+    assert out == b"#include <hip/hip_runtime.h> cudaStream_t\nvoid f() { hipStream_t s; }\n"

@@ -47,8 +47,18 @@ def _included(ctx: Context) -> set[tuple[int, str]]:
 @REGISTRY.visits("preproc_include")
 def rewrite_include(node: Node, ctx: Context) -> None:
     path = node.child_by_field_name("path")
+    before = len(ctx.edits)
     if path is not None and path.type in ("system_lib_string", "string_literal"):
         _rewrite(ctx, node, path.start_byte + 1, path.end_byte - 1, node.end_byte)
+    elif node.has_error and (m := _PATH.match(ctx.src, node.start_byte)) is not None:
+        group = 1 if m.start(1) != -1 else 2  # extra tokens made the parser lose the path
+        _rewrite(ctx, node, m.start(group), m.end(group), node.end_byte)
+    if node.has_error and starts_line(ctx.src, node.start_byte):
+        # Tokens after a broken path (``#include<>,cudaStream_t``) are the directive's
+        # too, as in an include read from the bytes: not renamed (found by tools/fuzz.py:
+        # the first run read that line as loose tokens, the second as this include).
+        ctx.state(_Includes).read_from_bytes.append(
+            (node.start_byte, node.end_byte, frozenset(ctx.edits[before:])))
 
 
 #: The path of an include read from the bytes: ``<...>`` or ``"..."`` after ``#include``.
