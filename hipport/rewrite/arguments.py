@@ -29,7 +29,7 @@ from hipport.rewrite import REGISTRY
 from hipport.rewrite.roc_types import RocFile, defer_call, library_of
 from hipport.names import NAME_NODES, in_tables, resolution_for, target_for
 from hipport.rules import moot_where_provided
-from hipport.rules.conversion import ARGUMENT_REWRITE, ROC_ARGUMENTS
+from hipport.rules.api.conversion import ARGUMENT_REWRITE, ROC_ARGUMENTS
 
 
 TRANSFORMS = frozenset({

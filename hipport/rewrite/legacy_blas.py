@@ -18,7 +18,7 @@ from hipport.context import Context
 from hipport.parse import Node, call_name
 from hipport.rewrite import REGISTRY
 from hipport.names import in_tables
-from hipport.rules.conversion import LEGACY_CUBLAS
+from hipport.rules.api.conversion import LEGACY_CUBLAS
 
 _V1_INCLUDE = re.compile(rb'#\s*include\s*[<"]cublas\.h[>"]')
 _V2_INCLUDE = re.compile(rb'#\s*include\s*[<"]cublas_v2\.h[>"]')

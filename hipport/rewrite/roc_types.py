@@ -24,7 +24,7 @@ from hipport.context import Context
 from hipport.edits import Edit
 from hipport.parse import Node
 from hipport.rewrite import REGISTRY
-from hipport.rules.conversion import ROC_ARGUMENTS
+from hipport.rules.api.conversion import ROC_ARGUMENTS
 
 #: Node types a type token's declaration can be, climbing from the token.
 _DECLARATIONS = frozenset({"declaration", "parameter_declaration", "field_declaration",

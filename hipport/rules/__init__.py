@@ -1,4 +1,4 @@
-"""The porting-risk rules, one module per family; importing ``load()`` registers them all.
+"""The porting-risk rules, one package per family; importing ``load()`` registers them all.
 
 Families (codes are stable, like compiler warnings): HP1xx API mapping, HP2xx warp size,
 HP3xx device features, HP4xx libraries, HP5xx build and Python, HP6xx build files,
@@ -34,9 +34,9 @@ class AboutAName:
     moot_where_provided = True
 
 
-#: Family modules, imported by ``load()``; each registers its rules and visitors.
-FAMILY_MODULES: tuple[str, ...] = ("api", "build", "conversion", "device", "gpu",
-                                   "libraries", "torchext", "warp", "released_headers", "released_host", "deep")
+#: Family packages, imported by ``load()`` in this order (visitors of a node type, and file
+#: visitors, run in registration order); each registers its rules and visitors.
+FAMILY_MODULES: tuple[str, ...] = ("api", "build", "device", "libraries", "warp", "released_headers", "deep")
 
 
 @lru_cache(maxsize=1)

@@ -8,5 +8,5 @@ rewritten or reported, never silently left. Behaviour changes between ROCm 6.3 a
 from __future__ import annotations
 
 from hipport.rules.api import (  # noqa: F401  (registration order)
-    status, macros, last_error, stream_ordered_free, hiprtc, memset_params, launch_errors,
+    status, macros, last_error, stream_ordered_free, hiprtc, memset_params, launch_errors, conversion,
 )

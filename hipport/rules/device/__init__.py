@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from hipport.rules.device import (  # noqa: F401  (registration order: recorders as listed)
     constants, ptx, parallelism, hopper, wmma_pipeline, shared_memory, memory, textures, intrinsics, arch_tests,
-    fp8_half, cooperative_groups, graphs,
+    fp8_half, cooperative_groups, graphs, fp8_encoding,
 )
 from hipport.rules.device import declarations
 

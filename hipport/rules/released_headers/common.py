@@ -27,7 +27,7 @@ class Data(NamedTuple):
 @lru_cache(maxsize=1)
 def raw_data() -> dict:
     """``mappings/released_headers.toml`` as parsed, once a process: these rules and
-    released_host's read the same file."""
+    ``host``'s read the same file."""
     return toml_data("released_headers.toml")
 
 
