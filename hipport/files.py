@@ -82,6 +82,19 @@ def looks_like_cuda(data: bytes) -> bool:
     return any(word in data for word in _CUDA_WORDS) or any(p.search(data) for p in _CUDA_PATTERNS)
 
 
+#: What only CUDA code spells: a file of another GPU dialect that has none of these is not
+#: a CUDA source, whatever ``looks_like_cuda``'s broad words (``WARP``, ``half``) matched.
+_CUDA_ONLY = re.compile(rb"cuda|CUDA|__global__|__device__|__host__|<<<|threadIdx|blockIdx|blockDim"
+                        rb"|__shfl|__syncthreads|__syncwarp|cub::|thrust::|\bcu[A-Z]\w*\s*\(")
+
+
+def other_gpu_dialect(data: bytes) -> bool:
+    """A SYCL source (ggml-sycl's kernels and ``presets.hpp``, which only ``#define
+    QK_WARP_SIZE 32``): its sub-group sizes, ``sycl::half`` operators and asm belong to
+    SYCL, not to a CUDA port. A file that also spells anything CUDA-only stays a source."""
+    return (b"sycl" in data or b"SYCL" in data) and _CUDA_ONLY.search(data) is None
+
+
 def is_binary(data: bytes) -> bool:
     return b"\0" in data[:8192]
 

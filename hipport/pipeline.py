@@ -15,7 +15,8 @@ from itertools import chain, islice
 from pathlib import Path
 
 from hipport.edits import EditConflict, apply_ordered, ordered_edits, output_lines
-from hipport.files import FileError, SourceFile, discover, is_binary, looks_like_cuda, read_bytes
+from hipport.files import (FileError, SourceFile, discover, is_binary, looks_like_cuda, other_gpu_dialect,
+                           read_bytes)
 from hipport.findings import Finding, Severity
 from hipport.options import Options
 from hipport.preprocessor.includers import cuda_only_headers, own_includes
@@ -72,7 +73,7 @@ def process(sf: SourceFile, options: Options) -> FileResult:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
         result.note = f"not valid UTF-8 at byte {e.start}; other bytes converted, these preserved"
-    if not build and not looks_like_cuda(data):
+    if not build and (not looks_like_cuda(data) or other_gpu_dialect(data)):
         result.status = "unchanged"
         result.includes = own_includes(data, None)  # a host file's includes are all live
         return result

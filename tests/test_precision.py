@@ -328,3 +328,20 @@ def test_one_library_finding_explains_every_include_of_that_library() -> None:
            '#include <cutlass/gemm/gemm.h>\n'
            '#include <cudaEGL.h>\n')
     assert found(src, path="t.h") == [("HP333", 4), ("HP401", 1)]
+
+
+def test_a_sycl_source_is_not_a_cuda_source(tmp_path: Path) -> None:
+    """ggml-sycl's presets.hpp (only `#define QK_WARP_SIZE 32`) and kernels using
+    sycl::half: another GPU dialect, not a CUDA port. A file that also spells CUDA stays."""
+    from hipport.pipeline import process
+    from hipport.files import SourceFile
+
+    def codes(name: str, text: str) -> list[str]:
+        f = tmp_path / name
+        f.write_text(text)
+        return [x.code for x in process(SourceFile(f, Path(name), tmp_path, True), Options()).findings]
+
+    assert codes("presets.hpp", "#define GGML_SYCL_MAX_STREAMS 8\n#define QK_WARP_SIZE 32\n") == []
+    assert codes("k.hpp", "#include <sycl/sycl.hpp>\nsycl::half f(sycl::half a, sycl::half b) { return a * b; }\n"
+                 "#define WARP_SIZE 32\n") == []
+    assert codes("mixed.cuh", "// SYCL and CUDA\n#define WARP_SIZE 32\n__global__ void k() {}\n") == ["HP209"]
