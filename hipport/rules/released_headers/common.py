@@ -4,6 +4,7 @@ CUDA only."""
 
 from __future__ import annotations
 
+from collections.abc import Container
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -42,17 +43,24 @@ def data() -> Data:
         frozenset(raw["no_counterpart"]["left_to_other_rules"]), tuple(raw["token_paste"]["prefixes"]))
 
 
-def callee(node: Node) -> tuple[Node, bool] | None:
-    """(the called name's identifier, whether it is called with template arguments) of a
-    call to a plain name (``f(...)``, ``f<T>(...)``), else None."""
-    fn = node.child_by_field_name("function")
+class Callee(NamedTuple):
+    node: Node  # the called name's identifier
+    name: str
+    templated: bool  # called with template arguments (``f<T>(...)``)
+
+
+def callee(ctx: Context, call: Node, names: "Container[str]") -> Callee | None:
+    """The callee of a call to a plain name (``f(...)``, ``f<T>(...)``) that is one of
+    ``names``, else None: how each of these rules' call visitors starts."""
+    fn = call.child_by_field_name("function")
     if fn is None:
         return None
     templated = fn.type == "template_function"
     name_node = fn.child_by_field_name("name") if templated else fn
     if name_node is None or name_node.type != "identifier":
         return None
-    return name_node, templated
+    name = ctx.text(name_node)
+    return Callee(name_node, name, templated) if name in names else None
 
 
 _DECLARATIONS = ("declaration", "parameter_declaration")

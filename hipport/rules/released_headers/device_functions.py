@@ -50,12 +50,9 @@ class DeviceFunctionMissing(SaysWhatItIs):
 
 @REGISTRY.visits("call_expression", names=any_word_of(data().device), codes=(DeviceFunctionMissing,))
 def _device_call(node: Node, ctx: Context) -> None:
-    found = callee(node)
-    if found is None:
-        return
-    name = ctx.text(found[0])
-    if name in data().device:
-        _report_device(ctx, found[0], name, data().device[name])
+    found = callee(ctx, node, data().device)
+    if found is not None:
+        _report_device(ctx, found.node, found.name, data().device[found.name])
 
 
 def _report_device(ctx: Context, where: Node, name: str, facts: dict) -> None:

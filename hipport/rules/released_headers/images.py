@@ -87,25 +87,19 @@ def _lacking_images(options) -> list[str]:
 @REGISTRY.visits("call_expression", names=any_word_of(data().image), when=lambda o: bool(_lacking_images(o)),
                  codes=(ImageApiUnavailable,))
 def _image_call(node: Node, ctx: Context) -> None:
-    found = callee(node)
-    if found is None:
-        return
-    name = ctx.text(found[0])
-    if name in data().image and (lacking := _lacking_images(ctx.options)):
+    found = callee(ctx, node, data().image)
+    if found is not None and (lacking := _lacking_images(ctx.options)):
         ctx.report(ImageApiUnavailable, node,
-                   f"`{name}` is unavailable on {', '.join(lacking)}: HIP has no image support there",
+                   f"`{found.name}` is unavailable on {', '.join(lacking)}: HIP has no image support there",
                    "read the buffer the texture or surface was made on with plain loads "
                    "(interpolate in code), or build for gfx90a / RDNA only")
 
 
 @REGISTRY.visits("call_expression", names=any_word_of(data().surface), codes=(SurfaceSignature,))
 def _surface_call(node: Node, ctx: Context) -> None:
-    found = callee(node)
-    if found is None:
-        return
-    name = ctx.text(found[0])
-    if name in data().surface:
-        _check_surface(ctx, node, name, call_arguments(node), found[1], data().surface[name])
+    found = callee(ctx, node, data().surface)
+    if found is not None:
+        _check_surface(ctx, node, found.name, call_arguments(node), found.templated, data().surface[found.name])
 
 
 def _check_surface(ctx: Context, call: Node, name: str, args: list[Node], templated: bool,

@@ -45,13 +45,10 @@ class SyncMaskNarrowCall:
 
 @REGISTRY.visits("call_expression", names=any_word_of(data().mask_functions), codes=(SyncMaskNarrowCall,))
 def _mask_call(node: Node, ctx: Context) -> None:
-    found = callee(node)
-    if found is None:
-        return
-    name = ctx.text(found[0])
-    args = call_arguments(node)
-    if name in data().mask_functions and args:
-        _check_mask(ctx, node, name, args[0])
+    found = callee(ctx, node, data().mask_functions)
+    args = call_arguments(node) if found is not None else None
+    if args:
+        _check_mask(ctx, node, found.name, args[0])
 
 
 def _check_mask(ctx: Context, call: Node, name: str, mask: Node) -> None:

@@ -49,12 +49,9 @@ _VOID_CAST = re.compile(r"^\(\s*void\s*\*\s*\*\s*\)|^reinterpret_cast\s*<\s*void
 
 @REGISTRY.visits("call_expression", names=any_word_of(data().void_pointer), codes=(VoidPointerArgument,))
 def _void_pointer_call(node: Node, ctx: Context) -> None:
-    found = callee(node)
-    if found is None:
-        return
-    name = ctx.text(found[0])
-    if name in data().void_pointer:
-        _check_void_pointer(ctx, node, name, call_arguments(node), *data().void_pointer[name])
+    found = callee(ctx, node, data().void_pointer)
+    if found is not None:
+        _check_void_pointer(ctx, node, found.name, call_arguments(node), *data().void_pointer[found.name])
 
 
 def _check_void_pointer(ctx: Context, call: Node, name: str, args: list[Node], index: int,
