@@ -62,6 +62,10 @@ LONG_RUN_FAILURES = [
     ("a.cu", 0, b"memset(cudaMemset;"),
     # Tokens after a broken include path: renamed once the parser read the line as an include.
     ("b.cuh", 0, b"}\n#include<>,cudaStream_t"),
+    ("b.cuh", 0, b"}\n#include<>*cudaStream_t"),  # ... or after the include node, on its line
+    # A launch at file scope, clean only once the include added above changed how the
+    # parser recovered from the broken code before it.
+    ("c.cpp", 2, b"4>b;cuStreamSynchronize(s)k<<<1,s>>>();"),
     # An include at the start of a line that the parser read as comparisons (< cuda . h >):
     # converted from its bytes, and renames inside it dropped (they collided: cuComplex).
     ("a.cu", 2, b"3<<<g,b>>>();.\n#include<cuda.h>"),
@@ -104,3 +108,13 @@ def test_an_include_with_tokens_after_its_path_is_converted_and_the_tokens_left(
     src = b"#include <cuda_runtime.h> cudaStream_t\nvoid f() { cudaStream_t s; }\n"
     out = transform(src, "a.cu", fuzz.option_sets()[0])[0]
     assert out == b"#include <hip/hip_runtime.h> cudaStream_t\nvoid f() { hipStream_t s; }\n"
+
+
+def test_a_launch_outside_every_function_is_left_one_in_a_function_or_macro_rewritten() -> None:
+    from hipport.pipeline import transform
+
+    opts = fuzz.option_sets()[2]
+    src = b"k<<<1, 2>>>(x);\nvoid f() { k<<<1, 2>>>(x); }\n#define L k<<<1, 2>>>(x)\n"
+    out = transform(src, "a.cpp", opts)[0]
+    assert out.count(b"k<<<1, 2>>>(x)") == 1 and out.startswith(b"k<<<1, 2>>>(x);\n")
+    assert out.count(b"hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x)") == 2

@@ -53,12 +53,15 @@ def rewrite_include(node: Node, ctx: Context) -> None:
     elif node.has_error and (m := _PATH.match(ctx.src, node.start_byte)) is not None:
         group = 1 if m.start(1) != -1 else 2  # extra tokens made the parser lose the path
         _rewrite(ctx, node, m.start(group), m.end(group), node.end_byte)
-    if node.has_error and starts_line(ctx.src, node.start_byte):
-        # Tokens after a broken path (``#include<>,cudaStream_t``) are the directive's
-        # too, as in an include read from the bytes: not renamed (found by tools/fuzz.py:
-        # the first run read that line as loose tokens, the second as this include).
+    line_end = ctx.src.find(b"\n", node.start_byte)
+    end = len(ctx.src) if line_end == -1 else line_end + 1
+    if (node.has_error or node.end_byte != end) and starts_line(ctx.src, node.start_byte):
+        # Tokens after a broken path (``#include<>,cudaStream_t``, ``#include<>*x``), in
+        # the node or after it on its line, are the directive's too, as in an include read
+        # from the bytes: not renamed (found by tools/fuzz.py: the first run read that line
+        # as loose tokens, the second as this include).
         ctx.state(_Includes).read_from_bytes.append(
-            (node.start_byte, node.end_byte, frozenset(ctx.edits[before:])))
+            (node.start_byte, end, frozenset(ctx.edits[before:])))
 
 
 #: The path of an include read from the bytes: ``<...>`` or ``"..."`` after ``#include``.

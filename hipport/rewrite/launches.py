@@ -73,7 +73,7 @@ def _is_dim3(node: Node, ctx: Context) -> bool:
     return False
 
 
-def _statement_is_clean(node: Node) -> bool:
+def _statement_is_clean(node: Node, in_macro_body: bool) -> bool:
     """Whether the statement (or declaration) holding the launch parsed without error.
 
     In broken code the parser's error recovery decides what a launch is: a clean launch
@@ -83,15 +83,30 @@ def _statement_is_clean(node: Node) -> bool:
     launch is rewritten only when its own statement is whole; an error elsewhere in the
     function does not matter. A statement at file scope, where every macro body is
     parsed, is always read with a missing ``...`` after it (a parameter pack expansion):
-    that one is no error."""
+    that one is no error in a macro body. Anywhere else a launch statement outside every
+    function body is no code at all, only the parser's recovery from broken code around
+    it, which an include added above changes (``4>b;f(s)k<<<1,s>>>();`` is one ERROR
+    node, then three statements): left."""
     up = node.parent
     while up is not None:
         if up.type == "ERROR":
             return False
         if up.type.endswith("_statement") or up.type in _STATEMENT_LEVEL:
+            if up.type == "expression_statement" and not in_macro_body and not _in_a_body(up):
+                return False
             return not up.has_error or _only_missing_pack(up)
         up = up.parent
     return True
+
+
+def _in_a_body(node: Node) -> bool:
+    """Whether ``node`` is inside a block (a function's, a lambda's, a statement's)."""
+    up = node.parent
+    while up is not None:
+        if up.type == "compound_statement":
+            return True
+        up = up.parent
+    return False
 
 
 #: Where the walk up from a launch stops: the statement-like nodes that are not ``*_statement``.
@@ -127,7 +142,7 @@ def rewrite_launch(node: Node, ctx: Context) -> None:
         # and collide with its renames), and error recovery that made a launch of code
         # only a reparse after conversion would read otherwise.
         return
-    if not _statement_is_clean(node):
+    if not _statement_is_clean(node, ctx.in_macro_body):
         return
     template = _is_template(fn, ctx)
     open0, open1 = ("" if _is_dim3(p, ctx) else "dim3(" for p in parts[:2])
