@@ -111,6 +111,14 @@ struct cudaGraphicsResource *pbo;
 void map(struct cudaGraphicsResource **r) { cudaGraphicsMapResources(1, r, 0); }
 void reg(unsigned buffer) { cudaGraphicsGLRegisterBuffer(&pbo, buffer, cudaGraphicsMapFlagsWriteDiscard); }
 """,
+    # "arithmetic on a pointer to void" (CUdeviceptr is an integer, hipDeviceptr_t a void*).
+    "device_pointer.cpp": """#include <cuda.h>
+CUresult map(CUdeviceptr *dptr, CUdeviceptr d_ptr, size_t chunk, int i, CUmemGenericAllocationHandle h) {
+  cuMemMap(*dptr + (chunk * i), chunk, 0, h, 0);
+  CUdeviceptr next = d_ptr + chunk;
+  return cuMemMap(next - chunk, chunk, 0, h, 0);
+}
+""",
 }
 
 
@@ -137,4 +145,4 @@ def test_the_fixed_constructs_compile_against_the_targets_headers(rocm, tmp_path
     result = V.verify(units, compiler=compiler, target=target, includes=V.include_roots(the_plan))
     assert result.verdicts == [] and not result.failed(), render(result)
     assert all(f.fixed for u in units for f in u.findings
-               if f.code in ("HP201", "HP202", "HP217", "HP332", "HP334", "HP335", "HP122", "HP123", "HP337")), [f for u in units for f in u.findings]
+               if f.code in ("HP201", "HP202", "HP217", "HP332", "HP334", "HP335", "HP122", "HP123", "HP124", "HP337")), [f for u in units for f in u.findings]

@@ -66,10 +66,6 @@ INCLUDE_DIRS = ("examples/cuda-samples/Common",)
 #: only target or engine it occurs with]) → why.
 #: Each is work for the converter or the rules; the goal is an empty dict.
 KNOWN_GAPS: dict[tuple[str, str] | tuple[str, str, str], str] = {
-    ("fixtures/rules/device/wmma_qualified.cu", "unknown type name 'half'"):
-        "CUDA's mma.h brings cuda_fp16.h's `half`; nothing says the HIP file needs <hip/hip_fp16.h>",
-    ("fixtures/rules/libraries/nvtx_calls_only.cpp", "nvtxRangePop"):
-        "HP406 reports the first NVTX call of a file only; the later ones fail unreported",
 }
 
 

@@ -12,6 +12,7 @@ header rule reads what the others found on a line (its file visitor runs after t
 from __future__ import annotations
 
 from hipport.rules.released_headers import (  # noqa: F401  (registration order)
-    masks, images, void_pointers, device_functions, pasting, headers, overloads, vector_operators, struct_tags, register_flags,
+    masks, images, void_pointers, device_functions, pasting, headers, overloads, vector_operators,
+    struct_tags, register_flags, device_pointer,
     host,
 )
