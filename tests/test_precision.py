@@ -258,7 +258,7 @@ def test_a_header_included_only_by_the_cuda_build_is_not_reported(tmp_path: Path
     (tmp_path / "vendors").mkdir()
     (tmp_path / "vendors" / "cuda.h").write_text(
         "#pragma once\n#include <cuda.h>\n"
-        "#define VMM_ATTR CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED\n")
+        "#define COMP_ATTR CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED\n")
     (tmp_path / "vendors" / "hip.h").write_text("#pragma once\n#include <hip/hip_runtime.h>\n")
     (tmp_path / "common.cuh").write_text(
         '#pragma once\n#if defined(GGML_USE_HIP)\n#include "vendors/hip.h"\n#else\n'
