@@ -66,6 +66,7 @@ LONG_RUN_FAILURES = [
     # A launch at file scope, clean only once the include added above changed how the
     # parser recovered from the broken code before it.
     ("c.cpp", 2, b"4>b;cuStreamSynchronize(s)k<<<1,s>>>();"),
+    ("c.cpp", 2, b"){d<<<1,s>>>();cuStreamSynchronize;"),  # a block at file scope is no body
     # An include at the start of a line that the parser read as comparisons (< cuda . h >):
     # converted from its bytes, and renames inside it dropped (they collided: cuComplex).
     ("a.cu", 2, b"3<<<g,b>>>();.\n#include<cuda.h>"),
@@ -114,7 +115,8 @@ def test_a_launch_outside_every_function_is_left_one_in_a_function_or_macro_rewr
     from hipport.pipeline import transform
 
     opts = fuzz.option_sets()[2]
-    src = b"k<<<1, 2>>>(x);\nvoid f() { k<<<1, 2>>>(x); }\n#define L k<<<1, 2>>>(x)\n"
+    src = (b"k<<<1, 2>>>(x);\nvoid f() { k<<<1, 2>>>(x); }\n#define L k<<<1, 2>>>(x)\n"
+           b"struct S { void g() { if (c) { k<<<1, 2>>>(x); } } };\nauto h = [] { k<<<1, 2>>>(x); };\n")
     out = transform(src, "a.cpp", opts)[0]
     assert out.count(b"k<<<1, 2>>>(x)") == 1 and out.startswith(b"k<<<1, 2>>>(x);\n")
-    assert out.count(b"hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x)") == 2
+    assert out.count(b"hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x)") == 4

@@ -86,7 +86,7 @@ def _statement_is_clean(node: Node, in_macro_body: bool) -> bool:
     that one is no error in a macro body. Anywhere else a launch statement outside every
     function body is no code at all, only the parser's recovery from broken code around
     it, which an include added above changes (``4>b;f(s)k<<<1,s>>>();`` is one ERROR
-    node, then three statements): left."""
+    node, then three statements; ``){d<<<1,s>>>();`` an ERROR, then a block): left."""
     up = node.parent
     while up is not None:
         if up.type == "ERROR":
@@ -100,10 +100,11 @@ def _statement_is_clean(node: Node, in_macro_body: bool) -> bool:
 
 
 def _in_a_body(node: Node) -> bool:
-    """Whether ``node`` is inside a block (a function's, a lambda's, a statement's)."""
+    """Whether ``node`` is inside a function or a lambda (a block at file scope, ``){k<<<…``,
+    is the parser's recovery too)."""
     up = node.parent
     while up is not None:
-        if up.type == "compound_statement":
+        if up.type in ("function_definition", "lambda_expression"):
             return True
         up = up.parent
     return False
