@@ -67,6 +67,9 @@ SIDE_BY_SIDE = {
         "hipGetProcAddress(\"cuMemAlloc\", &fn, 603, flags, nullptr);",
         "hipGetDriverEntryPoint(\"cuMemAlloc\", &fn, flags, nullptr);",
     ),
+    "cudaMalloc3DArray(&a, &desc, extent);": ("hipMalloc3DArray(&a, &desc, extent, 0);",) * 2,
+    "cudaMalloc3DArray(&a, &desc, extent, cudaArrayLayered);": (
+        "hipMalloc3DArray(&a, &desc, extent, hipArrayLayered);",) * 2,
 }
 
 

@@ -119,6 +119,15 @@ CUresult map(CUdeviceptr *dptr, CUdeviceptr d_ptr, size_t chunk, int i, CUmemGen
   return cuMemMap(next - chunk, chunk, 0, h, 0);
 }
 """,
+    # "no matching function for call to 'hipMalloc3DArray'" (its flags have no default).
+    "array3d.cu": """#include <cuda_runtime.h>
+cudaArray_t alloc(cudaExtent e) {
+  cudaArray_t a;
+  cudaChannelFormatDesc desc = cudaCreateChannelDesc<unsigned char>();
+  cudaMalloc3DArray(&a, &desc, e);
+  return a;
+}
+""",
 }
 
 
