@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from enum import IntEnum
+from operator import attrgetter
 
 
 class Severity(IntEnum):
@@ -72,12 +73,12 @@ class Finding:
         """Pickle as the constructor's arguments: the dataclass default looks up the fields
         anew for every object, which made unpickling a pool's findings cost the parent
         more than reading the files."""
-        return Finding, tuple(getattr(self, name) for name in _FINDING_FIELDS)
+        return Finding, _field_values(self)
 
     def at_output_line(self, line: int) -> "Finding":
         """This finding with ``output_line`` set: ``dataclasses.replace`` without its
         per-field bookkeeping (convert makes one per finding)."""
-        args = [getattr(self, name) for name in _FINDING_FIELDS]
+        args = list(_field_values(self))
         args[_OUTPUT_LINE] = line
         return Finding(*args)
 
@@ -92,3 +93,6 @@ class Finding:
 
 _FINDING_FIELDS = tuple(f.name for f in fields(Finding))
 _OUTPUT_LINE = _FINDING_FIELDS.index("output_line")
+#: Every field's value, in order, read in one C call (a getattr per field from Python cost
+#: a microsecond a finding, for each finding convert places and each one a worker sends).
+_field_values = attrgetter(*_FINDING_FIELDS)
