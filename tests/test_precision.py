@@ -196,9 +196,9 @@ def test_an_include_guarded_header_and_a_source_root_include_are_followed(tmp_pa
     # #defines CUBLAS_GEMM_DEFAULT_TENSOR_OP for the HIP build.
     src_dir = tmp_path / "src" / "cuda"
     src_dir.mkdir(parents=True)
-    (src_dir / "compat.h").write_text("#ifdef MY_HIP\n#define CUBLAS_GEMM_DEFAULT_TENSOR_OP HIPBLAS_GEMM_DEFAULT\n#endif\n")
+    (src_dir / "compat.h").write_text("#ifdef MY_HIP\n#define CUBLAS_GEMM_DFALT_TENSOR_OP HIPBLAS_GEMM_DEFAULT\n#endif\n")
     (src_dir / "op.cuh").write_text('#ifndef OP_CUH\n#define OP_CUH\n#include "compat.h"\n#endif\n')
-    use = "int algo = CUBLAS_GEMM_DEFAULT_TENSOR_OP;\n"
+    use = "int algo = CUBLAS_GEMM_DFALT_TENSOR_OP;\n"
     guarded = Options(hip_guards=DEFAULT_HIP_GUARDS + ("MY_HIP",))
     assert codes_on('#include "op.cuh"\n' + use, "HP101", options=guarded, path=str(src_dir / "k.cu")) == []
     assert codes_on('#include "cuda/op.cuh"\n' + use, "HP101", options=guarded,
@@ -345,3 +345,42 @@ def test_a_sycl_source_is_not_a_cuda_source(tmp_path: Path) -> None:
     assert codes("k.hpp", "#include <sycl/sycl.hpp>\nsycl::half f(sycl::half a, sycl::half b) { return a * b; }\n"
                  "#define WARP_SIZE 32\n") == []
     assert codes("mixed.cuh", "// SYCL and CUDA\n#define WARP_SIZE 32\n__global__ void k() {}\n") == ["HP209"]
+
+
+def test_the_deprecated_tensor_op_gemm_default_maps_to_hipblas_default() -> None:
+    """DeepSpeed's pt_binding.cpp (17 highs): CUBLAS_GEMM_DEFAULT_TENSOR_OP is written
+    HIPBLAS_GEMM_DEFAULT, as PyTorch's hipify and llama.cpp's compat header write it."""
+    from hipport.pipeline import transform
+
+    src = b'#include <cublas_v2.h>\ncublasGemmAlgo_t a = CUBLAS_GEMM_DEFAULT_TENSOR_OP;\n'
+    out, findings, _ = transform(src, "t.cu", Options(apply_fixes=True))
+    assert b"hipblasGemmAlgo_t a = HIPBLAS_GEMM_DEFAULT;" in out
+    assert not [f for f in findings if f.code == "HP101"]
+
+
+def test_the_name_a_typedef_or_struct_definition_declares_is_the_projects_own() -> None:
+    """llama.cpp's vendors/hip.h: `typedef __hip_bfloat16 nv_bfloat16;` was converted to
+    `typedef __hip_bfloat16 hip_bfloat16;` (HIP's unrelated struct), `typedef __hip_fp8_e4m3
+    __nv_fp8_e4m3;` to a redefinition of HIP's FNUZ type; ggml-sycl's stand-in `struct
+    __nv_fp8_e4m3 {…}` likewise. Uses of those names are still renamed."""
+    from hipport.pipeline import transform
+
+    src = (b'#include <cuda_bf16.h>\n'
+           b'typedef __hip_bfloat16 nv_bfloat16;\n'
+           b'struct cudaFoo_ours { int x; };\n'
+           b'struct __nv_fp8_e4m3 { unsigned char raw; };\n'
+           b'__device__ nv_bfloat16 f(struct cudaGraphicsResource *r, nv_bfloat16 x) { return x; }\n')
+    out = transform(src, "t.cu", Options(apply_fixes=True))[0].decode()
+    assert "typedef __hip_bfloat16 nv_bfloat16;" in out
+    assert "struct __nv_fp8_e4m3 { unsigned char raw; };" in out
+    assert "__device__ __hip_bfloat16 f(" in out and "hipGraphicsResource" in out  # uses: renamed
+
+
+def test_nv_bfloat16_is_the_same_hip_type_as_its_target() -> None:
+    """cuda_bf16.h's typedef of __nv_bfloat16: written __hip_bfloat16 (hip_bf16.h), not
+    hip_bfloat16, the unrelated struct of hip_bfloat16.h that hip_bf16.h does not declare."""
+    from hipport.pipeline import transform
+
+    out = transform(b'#include <cuda_bf16.h>\n__device__ nv_bfloat16 f(__nv_bfloat16 x) { return x; }\n',
+                    "t.cu", Options(apply_fixes=True))[0]
+    assert b"__device__ __hip_bfloat16 f(__hip_bfloat16 x)" in out

@@ -19,9 +19,31 @@ from hipport.rewrite import REGISTRY
 def rename(node: Node, ctx: Context) -> None:
     """Rewrite one identifier leaf (of the file, or of a ``#define`` body reparsed in place)."""
     new = _target(ctx, node)
-    if new is not None:
+    if new is not None and not _declared_here(node):
         ctx.edit(node.start_byte, node.end_byte, new)
         ctx.rewrites += 1
+
+
+#: Where a node is the name a declaration introduces: the parent's type and field.
+_DECLARED = {"type_definition": "declarator", "struct_specifier": "name", "class_specifier": "name",
+             "union_specifier": "name"}
+
+
+def _declared_here(node: Node) -> bool:
+    """The name a ``typedef`` or a ``struct``/``class``/``union`` definition (with a body)
+    introduces: the project's own entity, not a use of CUDA's. A ported project's compat
+    header (llama.cpp's ``typedef __hip_bfloat16 nv_bfloat16;``) became ``typedef
+    __hip_bfloat16 hip_bfloat16;``, HIP's unrelated struct, and a SYCL stand-in ``struct
+    __nv_fp8_e4m3 {…}`` was renamed to HIP's FNUZ type, redefining it. Asked only of a name
+    about to be rewritten (one ``parent`` each)."""
+    parent = node.parent
+    field = _DECLARED.get(parent.type) if parent is not None else None
+    if field is None:
+        return False
+    named = parent.child_by_field_name(field)
+    if named is None or named.start_byte != node.start_byte or named.end_byte != node.end_byte:
+        return False
+    return field == "declarator" or parent.child_by_field_name("body") is not None
 
 
 def _encoded_target(ctx: Context, node: Node, name: str) -> bytes | None:
