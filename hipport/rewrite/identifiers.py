@@ -9,6 +9,8 @@ reparsed in place by the walk (``analyze``), so their names come here like any o
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from hipport.context import Context
 from hipport.names import NAME_NODES, PerName, in_tables, target_for
 from hipport.parse import Node
@@ -19,31 +21,9 @@ from hipport.rewrite import REGISTRY
 def rename(node: Node, ctx: Context) -> None:
     """Rewrite one identifier leaf (of the file, or of a ``#define`` body reparsed in place)."""
     new = _target(ctx, node)
-    if new is not None and not _declared_here(node):
+    if new is not None and (node.start_byte, node.end_byte) not in ctx.state(_Declared).spans:
         ctx.edit(node.start_byte, node.end_byte, new)
         ctx.rewrites += 1
-
-
-#: Where a node is the name a declaration introduces: the parent's type and field.
-_DECLARED = {"type_definition": "declarator", "struct_specifier": "name", "class_specifier": "name",
-             "union_specifier": "name"}
-
-
-def _declared_here(node: Node) -> bool:
-    """The name a ``typedef`` or a ``struct``/``class``/``union`` definition (with a body)
-    introduces: the project's own entity, not a use of CUDA's. A ported project's compat
-    header (llama.cpp's ``typedef __hip_bfloat16 nv_bfloat16;``) became ``typedef
-    __hip_bfloat16 hip_bfloat16;``, HIP's unrelated struct, and a SYCL stand-in ``struct
-    __nv_fp8_e4m3 {…}`` was renamed to HIP's FNUZ type, redefining it. Asked only of a name
-    about to be rewritten (one ``parent`` each)."""
-    parent = node.parent
-    field = _DECLARED.get(parent.type) if parent is not None else None
-    if field is None:
-        return False
-    named = parent.child_by_field_name(field)
-    if named is None or named.start_byte != node.start_byte or named.end_byte != node.end_byte:
-        return False
-    return field == "declarator" or parent.child_by_field_name("body") is not None
 
 
 def _encoded_target(ctx: Context, node: Node, name: str) -> bytes | None:
@@ -53,3 +33,31 @@ def _encoded_target(ctx: Context, node: Node, name: str) -> bytes | None:
 
 #: The new spelling of a name token as bytes, or None, remembered per name.
 _target = PerName(_encoded_target)
+
+
+#: Where a node is the name a declaration introduces: the declaring node's field.
+_DECLARED = {"type_definition": "declarator", "struct_specifier": "name", "class_specifier": "name",
+             "union_specifier": "name"}
+
+
+@dataclass
+class _Declared:
+    """Per file: the spans of the names typedefs and struct/class/union definitions declare."""
+
+    spans: set[tuple[int, int]] = field(default_factory=set)
+
+
+@REGISTRY.visits(*_DECLARED)
+def note_declared(node: Node, ctx: Context) -> None:
+    """The name a ``typedef`` or a ``struct``/``class``/``union`` definition (with a body)
+    introduces is the project's own entity, not a use of CUDA's, and is not renamed: a
+    ported project's compat header (llama.cpp's ``typedef __hip_bfloat16 nv_bfloat16;``)
+    became ``typedef __hip_bfloat16 hip_bfloat16;``, HIP's unrelated struct, and a SYCL
+    stand-in ``struct __nv_fp8_e4m3 {…}`` was renamed to HIP's FNUZ type, redefining it.
+    The walk meets the declaration before its name, so ``rename`` asks a set instead of
+    each renamed name climbing to its parent (``Node.parent`` descends from the root:
+    quadratic on 200 KB of ``cub::cub::…``)."""
+    named = node.child_by_field_name(_DECLARED[node.type])
+    if named is None or (node.type != "type_definition" and node.child_by_field_name("body") is None):
+        return
+    ctx.state(_Declared).spans.add((named.start_byte, named.end_byte))
