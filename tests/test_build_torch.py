@@ -71,3 +71,34 @@ def test_plain_python_and_unparsable_files_are_left_alone() -> None:
 def test_cuda_home_outside_an_extension_build_is_not_reported() -> None:
     src = 'import os\nhome = os.environ.get("CUDA_HOME")\nif CUDA_HOME is None:\n    pass\n'
     assert findings(src, "tests/test_setup.py")[0] == []
+
+
+def test_a_script_that_handles_a_missing_cuda_toolkit_is_not_reported() -> None:
+    """DeepSpeed's op builders: ``if CUDA_HOME is None: ldflags = ['-laio']  # the ROCM case``
+    and ``if CUDA_HOME is None: return False`` before using it. A None case that raises is
+    still reported (SETUP above)."""
+    src = textwrap.dedent('''\
+        import os
+        import torch.utils.cpp_extension
+        def ldflags():
+            CUDA_HOME = torch.utils.cpp_extension.CUDA_HOME
+            if CUDA_HOME is None:
+                return ['-laio']
+            return [f'-L{CUDA_HOME}']
+        def flags():
+            home = torch.utils.cpp_extension.CUDA_HOME
+            if CUDA_HOME is not None:
+                return [os.path.join(CUDA_HOME, "lib64")]
+            return []
+        def hip_or_cuda():
+            if torch.version.hip:
+                return "hip"
+            return torch.version.cuda
+        def strict():
+            if not CUDA_HOME:
+                raise RuntimeError("CUDA only")
+        def loose():
+            return os.path.join(CUDA_HOME, "bin")
+        ''')
+    got, _ = findings(src, "op_builder.py")
+    assert [line for line, code in got if code == "HP703"] == [18, 21]

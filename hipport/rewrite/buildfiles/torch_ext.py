@@ -46,7 +46,10 @@ def convert(ctx: BuildContext) -> None:
         return
     seen_lists: set[int] = set()
     builds = False
+    handled = _handled_none_tests(tree)
     for node in ast.walk(tree):
+        if id(node) in handled:
+            continue
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values):
                 if isinstance(key, ast.Constant) and key.value in _FLAG_KEYS:
@@ -79,6 +82,71 @@ def convert(ctx: BuildContext) -> None:
         if at is not None:
             _report(ctx, "HP705", at, "ROCm PyTorch hipifies this extension's CUDA sources at build time",
                     load().raw["torch"]["hipify_note"])
+
+
+def _name_of(node: ast.AST) -> str | None:
+    """``CUDA_HOME`` or ``torch.version.cuda``: the names HP703 is about, as written."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return _dotted(node) if isinstance(node, ast.Attribute) else None
+
+
+def _tested(test: ast.AST) -> tuple[set[str], bool | None]:
+    """The names an ``if`` tests for None or truth (``X is None``, ``not X``, ``X is not
+    None``, ``X``, ``and``/``or`` of those) and whether its body is their None case (True),
+    its ``else`` (False), or it cannot say (None, mixed tests)."""
+    if isinstance(test, ast.BoolOp):
+        parts = [_tested(v) for v in test.values]
+        sides = {side for _, side in parts}
+        return set().union(*(names for names, _ in parts)), sides.pop() if len(sides) == 1 else None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        names, side = _tested(test.operand)
+        return names, None if side is None else not side
+    none_body = False
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        test, none_body = test.left, isinstance(test.ops[0], ast.Is)
+    name = _name_of(test)
+    return ({name}, none_body) if name is not None else (set(), None)
+
+
+def _gives_up(branch: list[ast.stmt]) -> bool:
+    """A branch that raises or exits: the script's "no CUDA" case is a failure, not a port."""
+    for node in (n for stmt in branch for n in ast.walk(stmt)):
+        if isinstance(node, (ast.Raise, ast.Assert)):
+            return True
+        if isinstance(node, ast.Call) and _callee(node) in ("exit", "quit", "_exit", "abort"):
+            return True
+    return False
+
+
+def _handled_none_tests(tree: ast.AST) -> set[int]:
+    """Nodes of ``CUDA_HOME`` / ``torch.version.cuda`` inside an ``if`` that tests that name
+    for None and whose None case carries on (DeepSpeed's ``if CUDA_HOME is None: ldflags =
+    ['-laio']  # the ROCM case``), or that tests ``torch.version.hip``: the script already
+    has its ROCm case. A None case that raises or exits (``raise RuntimeError("needs the CUDA
+    toolkit")``) is what breaks on ROCm, and stays a finding."""
+    handled: set[int] = set()
+    for block in (getattr(n, f, None) for n in ast.walk(tree) for f in ("body", "orelse")):
+        if not isinstance(block, list):
+            continue
+        for i, node in enumerate(block):
+            if not isinstance(node, ast.If):
+                continue
+            names, none_body = _tested(node.test)
+            rocm_body = "torch.version.hip" in names  # the body is the ROCm case
+            if rocm_body:
+                names, none_body = names | {"torch.version.cuda"}, False
+            if not names or none_body is None or _gives_up(node.body if none_body else node.orelse):
+                continue
+            guarded: list[ast.AST] = [node]
+            if (none_body or rocm_body) and node.body \
+                    and isinstance(node.body[-1], (ast.Return, ast.Continue, ast.Break)):
+                guarded += block[i + 1:]  # ``if X is None: return False`` guards what follows
+            for inner in (n for g in guarded for n in ast.walk(g)):
+                if _name_of(inner) in names:
+                    handled.add(id(inner))
+    return handled
 
 
 def _flag_list(ctx: BuildContext, value: ast.AST, seen: set[int]) -> None:
