@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from hipport.findings import Effort, Severity
 from hipport.parse import Node, call_arguments, call_name, qualified_parts, text
-from hipport.registry import any_word_of
+from hipport import facts
+from hipport.registry import any_bytes_of, any_word_of
 from hipport.rules import REGISTRY, SaysWhatItIs
 from hipport.rules.device.common import callee, func_key
 from hipport.rules.device.declarations import Declaration, recorder
@@ -31,7 +32,9 @@ class CooperativeGroupsGap(SaysWhatItIs):
     ## Why
     HIP's cooperative groups are a subset: `cooperative_groups::reduce` arrives in 7.13,
     `inclusive_scan`/`exclusive_scan` in 10.0, and `memcpy_async`/`wait` not at all, so
-    none of them exist in ROCm 6.3 or 7.2.1.
+    none of them exist in ROCm 6.3 or 7.2.1. Nor does `cooperative_groups::experimental`
+    (`block_tile_memory`, tiles larger than a warp): neither the 6.2 nor the 7.1 headers
+    have the namespace.
 
     ## Example
     ```cuda
@@ -170,6 +173,19 @@ def _call(node: Node, ctx: "Context") -> None:
         args = call_arguments(node)
         if args:
             _report_group_sync(ctx, node, _group_kind(args[0], ctx))
+
+
+@REGISTRY.visits("qualified_identifier", source=any_bytes_of(b"experimental"),
+                 codes=(CooperativeGroupsGap,))
+def _experimental(node: Node, ctx: "Context") -> None:
+    """``cg::experimental::…`` (types and calls alike), once per outermost name."""
+    if not facts.outermost_qualified(ctx, node):
+        return
+    parts = qualified_parts(ctx.src, node)
+    if len(parts) >= 3 and parts[0] in ctx.state(Groups).namespaces and parts[1] == "experimental":
+        ctx.report(CooperativeGroupsGap, node, f"`{'::'.join(parts)}`: HIP's cooperative groups "
+                   "have no experimental namespace", "tiles of at most a wavefront "
+                   "(cg::tiled_partition<N>), or shared memory and __syncthreads() for larger ones")
 
 
 @REGISTRY.visits("namespace_alias_definition")
