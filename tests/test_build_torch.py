@@ -75,7 +75,8 @@ def test_cuda_home_outside_an_extension_build_is_not_reported() -> None:
 
 def test_a_script_that_handles_a_missing_cuda_toolkit_is_not_reported() -> None:
     """DeepSpeed's op builders: ``if CUDA_HOME is None: ldflags = ['-laio']  # the ROCM case``
-    and ``if CUDA_HOME is None: return False`` before using it. A None case that raises is
+    and ``if CUDA_HOME is None: return False`` before using it, ``if not op.is_rocm_pytorch():``
+    around it. A None case that raises is
     still reported (SETUP above)."""
     src = textwrap.dedent('''\
         import os
@@ -99,6 +100,11 @@ def test_a_script_that_handles_a_missing_cuda_toolkit_is_not_reported() -> None:
                 raise RuntimeError("CUDA only")
         def loose():
             return os.path.join(CUDA_HOME, "bin")
+        def checked(op):
+            if not op.is_rocm_pytorch():
+                return torch.version.cuda.split('.')
+            else:
+                raise RuntimeError("HIP version mismatch")
         ''')
     got, _ = findings(src, "op_builder.py")
     assert [line for line, code in got if code == "HP703"] == [18, 21]

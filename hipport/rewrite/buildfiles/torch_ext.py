@@ -110,6 +110,17 @@ def _tested(test: ast.AST) -> tuple[set[str], bool | None]:
     return ({name}, none_body) if name is not None else (set(), None)
 
 
+def _asks_rocm(test: ast.AST) -> bool:
+    """A test that names ROCm or HIP itself (``OpBuilder.is_rocm_pytorch()``, ``torch.version.hip``,
+    ``IS_ROCM``): the script tells the two platforms apart there."""
+    for node in ast.walk(test):
+        name = _name_of(node)
+        if name is not None and any(part.lower() == "hip" or "rocm" in part.lower()
+                                    for part in re.split(r"[._]", name)):
+            return True
+    return False
+
+
 def _gives_up(branch: list[ast.stmt]) -> bool:
     """A branch that raises or exits: the script's "no CUDA" case is a failure, not a port."""
     for node in (n for stmt in branch for n in ast.walk(stmt)):
@@ -135,9 +146,11 @@ def _handled_none_tests(tree: ast.AST) -> set[int]:
                 continue
             names, none_body = _tested(node.test)
             rocm_body = "torch.version.hip" in names  # the body is the ROCm case
-            if rocm_body:
-                names, none_body = names | {"torch.version.cuda"}, False
-            if not names or none_body is None or _gives_up(node.body if none_body else node.orelse):
+            platform = rocm_body or _asks_rocm(node.test)  # both cases are written knowingly
+            if platform:
+                names, none_body = names | {"torch.version.cuda", *load().raw["torch"]["cuda_home_names"]}, False
+            if not names or none_body is None \
+                    or (not platform and _gives_up(node.body if none_body else node.orelse)):
                 continue
             guarded: list[ast.AST] = [node]
             if (none_body or rocm_body) and node.body \
