@@ -68,8 +68,8 @@ def toml_data(name: str, blob: bytes | None = None) -> dict:
     parsed as TOML, through an authenticated cache entry.
 
     Every process reads a few of these files (arguments, released headers, the library
-    catalogue, GPUs, CUDA aliases, build flags, mapping families): parsing them with the pure-Python ``tomllib`` cost about
-    10 ms of each start, where the same values as JSON load in well under 1 ms. The entry
+    catalogue, GPUs, CUDA aliases, build flags, mapping families): parsing them with the
+    pure-Python ``tomllib`` cost about 10 ms of each start, where the same values as JSON load in well under 1 ms. The entry
     is data, never code (``hipport.cachefile``: JSON under this user's HMAC key), named by
     the SHA-256 of the file's bytes, so an edited file never reads an old entry; an entry
     that is missing, foreign, unreadable or not a table is a miss, and the file is parsed.
@@ -79,13 +79,16 @@ def toml_data(name: str, blob: bytes | None = None) -> dict:
 
     if blob is None:
         blob = mappings().joinpath(name).read_bytes()
-    root = cache_dir()
-    stem = name.removesuffix(".toml")
-    path = root / f"data-{stem}-{hashlib.sha256(blob).hexdigest()[:32]}.json"
     from hipport.cachefile import load, secret_key, write_entry
 
-    secret = secret_key(root)
-    if secret is not None:
+    try:
+        root = cache_dir()
+    except (RuntimeError, KeyError):  # no home directory to find the cache under: no cache
+        root = None
+    stem = name.removesuffix(".toml")
+    path = root / f"data-{stem}-{hashlib.sha256(blob).hexdigest()[:32]}.json" if root is not None else None
+    secret = secret_key(root) if root is not None else None
+    if path is not None and secret is not None:
         value = load(path, root, DATA_CACHE_KIND, secret, MAX_DATA_CACHE_BYTES)
         if isinstance(value, dict):
             return value
@@ -95,7 +98,7 @@ def toml_data(name: str, blob: bytes | None = None) -> dict:
         import tomli as tomllib
 
     value = tomllib.loads(blob.decode("utf-8"))
-    if secret is not None and write_entry(path, DATA_CACHE_KIND, value, secret):
+    if path is not None and secret is not None and write_entry(path, DATA_CACHE_KIND, value, secret):
         _remove_other_entries(path, f"data-{stem}-")
     return value
 

@@ -69,3 +69,11 @@ def test_one_entry_per_file(cache: Path) -> None:
     datafiles.toml_data("gpus.toml")
     assert not stale.exists() and other.exists()
     assert _entry(cache, "gpus.toml").name != stale.name
+
+
+def test_no_home_directory_means_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory")
+
+    monkeypatch.setattr(datafiles, "cache_dir", no_home)
+    assert datafiles.toml_data("gpus.toml") == _parsed("gpus.toml")
