@@ -384,3 +384,18 @@ def test_nv_bfloat16_is_the_same_hip_type_as_its_target() -> None:
     out = transform(b'#include <cuda_bf16.h>\n__device__ nv_bfloat16 f(__nv_bfloat16 x) { return x; }\n',
                     "t.cu", Options(apply_fixes=True))[0]
     assert b"__device__ __hip_bfloat16 f(__hip_bfloat16 x)" in out
+
+
+def test_a_name_without_hip_counterpart_tested_by_the_preprocessor_is_a_macro_test() -> None:
+    """CUB's ``#ifdef CUB_USE_COOPERATIVE_GROUPS`` (20 high HP101 in the labelled set): at the
+    test nothing fails to compile, the HIP build takes the other branch (HP106, medium); the
+    same name used in code still has no HIP counterpart (HP101)."""
+    src = ('#include <cub/cub.cuh>\n'
+           '#ifdef CUB_USE_COOPERATIVE_GROUPS\n'
+           'int a;\n'
+           '#elif defined(CUB_USE_COOPERATIVE_GROUPS) && 1\n'
+           'int b;\n'
+           '#endif\n'
+           '__global__ void k(int *o) { *o = CUB_USE_COOPERATIVE_GROUPS; }\n')
+    assert codes_on(src, "HP106") == [2, 4]
+    assert codes_on(src, "HP101") == [7]

@@ -17,8 +17,10 @@ class CudaMacroTest(AboutAName):
 
     ## Why
     Code tests CUDA version or toolkit macros (`CUDART_VERSION`, `CUDA_VERSION`,
-    `__CUDA_ARCH__`, header include guards…). Under hipcc they are undefined or mean
-    something else, so the branch taken changes silently.
+    `__CUDA_ARCH__`, header include guards…), or a CUDA name with no HIP counterpart
+    (`#ifdef CUB_USE_COOPERATIVE_GROUPS`: reported here, not as HP101, since nothing fails to
+    compile at the test). Under hipcc they are undefined or mean something else, so the
+    branch taken changes silently.
 
     ## Example
 

@@ -17,6 +17,7 @@ from hipport.parse import Node
 from hipport.rule import Rule
 from hipport.rules import REGISTRY, AboutAName
 from hipport.rules.api.aliases import alias_spelling
+from hipport.rules.api.macros import CudaMacroTest
 from hipport.rules.api.signatures import SignatureDiffersForCuda, signature_differs
 
 
@@ -162,11 +163,31 @@ _STATUS_RULES = {
 
 @REGISTRY.visits(*NAME_NODES, names=in_tables, codes=(
     NoHipCounterpart, NewerThanTarget, RemovedInTarget, DeprecatedInTarget, ExperimentalMapping,
-    SignatureDiffersForCuda))
+    SignatureDiffersForCuda, CudaMacroTest))
 def api_status(node: Node, ctx: Context) -> None:
     found = _status_of(ctx, node)
-    if found is not None:
-        ctx.report(found[0], node, found[1], found[2])
+    if found is None:
+        return
+    if found[0] is NoHipCounterpart and _tested_by_preprocessor(node):
+        # `#ifdef CUB_USE_COOPERATIVE_GROUPS`: nothing at the test fails to compile; the HIP
+        # build, where the name is not defined, silently takes the other branch (HP106).
+        name = ctx.text(node)
+        ctx.report(CudaMacroTest, node,
+                   f"{name} is tested by the preprocessor and has no HIP counterpart: the HIP "
+                   "build does not define it and takes the other branch",
+                   "Decide which branch the HIP build needs and test a HIP macro for it.")
+        return
+    ctx.report(found[0], node, found[1], found[2])
+
+
+def _tested_by_preprocessor(node: Node) -> bool:
+    """Whether the name is what `#ifdef`/`#ifndef`/`#elifdef` or `defined(...)` tests."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "preproc_defined":
+        return True
+    return parent.type in ("preproc_ifdef", "preproc_elifdef") and parent.child_by_field_name("name") == node
 
 
 def _status(ctx: Context, node: Node, name: str) -> tuple[Rule, str, str] | None:
