@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hipport.context import Context
-from hipport.parse import Node
+from hipport.parse import Node, ancestors
 from hipport.rewrite import REGISTRY
 
 
@@ -87,27 +87,20 @@ def _statement_is_clean(node: Node, in_macro_body: bool) -> bool:
     function body is no code at all, only the parser's recovery from broken code around
     it, which an include added above changes (``4>b;f(s)k<<<1,s>>>();`` is one ERROR
     node, then three statements; ``){d<<<1,s>>>();`` an ERROR, then a block): left."""
-    up = node.parent
-    while up is not None:
+    for up in ancestors(node):
         if up.type == "ERROR":
             return False
         if up.type.endswith("_statement") or up.type in _STATEMENT_LEVEL:
             if up.type == "expression_statement" and not in_macro_body and not _in_a_body(up):
                 return False
             return not up.has_error or _only_missing_pack(up)
-        up = up.parent
     return True
 
 
 def _in_a_body(node: Node) -> bool:
     """Whether ``node`` is inside a function or a lambda (a block at file scope, ``){k<<<…``,
     is the parser's recovery too)."""
-    up = node.parent
-    while up is not None:
-        if up.type in ("function_definition", "lambda_expression"):
-            return True
-        up = up.parent
-    return False
+    return any(up.type in ("function_definition", "lambda_expression") for up in ancestors(node))
 
 
 #: Where the walk up from a launch stops: the statement-like nodes that are not ``*_statement``.
