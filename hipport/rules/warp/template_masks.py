@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from hipport.parse import Node, enclosing_function, text
+from hipport.parse import Node, ancestors, enclosing_function, text
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -30,7 +30,7 @@ def narrow_instantiation(ctx: Context, call: Node, var: str, declared: str | Non
         return None
     holder: Node = func
     if declared is None:  # not a parameter or local: a member of the enclosing class?
-        cls = _enclosing(func, _CLASSES)
+        cls = next((a for a in ancestors(func) if a.type in _CLASSES), None)
         declared = _field_type(ctx, cls, var) if cls is not None else None
         if cls is None or declared is None:
             return None
@@ -53,13 +53,6 @@ def narrow_instantiation(ctx: Context, call: Node, var: str, declared: str | Non
         if len(args) > index and args[index] in narrow:
             return declared, f"{name}<{m[1].decode('utf-8', 'replace').strip()}>", ctx.position(m.start())[0]
     return None
-
-
-def _enclosing(node: Node, types: tuple[str, ...]) -> Node | None:
-    parent = node.parent
-    while parent is not None and parent.type not in types:
-        parent = parent.parent
-    return parent
 
 
 def _function_name(func: Node) -> Node | None:
