@@ -23,6 +23,7 @@ import stat
 from pathlib import Path
 
 from hipport import cachefile
+from hipport.files import atomic_write
 
 MANIFEST = Path("share") / "hip" / "hipport-manifest"
 KIND = "hip-header-set"
@@ -96,13 +97,7 @@ def write(root: Path, sets_root: Path, name: str, files: Files | None = None) ->
     if key is None:
         return False
     files = scan(root) if files is None else files
-    path = root / MANIFEST
-    path.parent.mkdir(parents=True, exist_ok=True)
-    blob = cachefile.encode(KIND, _name(name), {"files": files}, key)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(blob)
-    tmp.chmod(0o644)
-    os.replace(tmp, path)
+    atomic_write(root / MANIFEST, cachefile.encode(KIND, _name(name), {"files": files}, key), mode=0o644)
     return True
 
 
