@@ -11,7 +11,6 @@ tree, which has no ``hipport/mappings``: the data is then the checkout's own
 from __future__ import annotations
 
 import os
-import sys
 from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,12 +91,9 @@ def toml_data(name: str, blob: bytes | None = None) -> dict:
         value = load(path, root, DATA_CACHE_KIND, secret, MAX_DATA_CACHE_BYTES)
         if isinstance(value, dict):
             return value
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
+    from hipport.options import toml_module
 
-    value = tomllib.loads(blob.decode("utf-8"))
+    value = toml_module().loads(blob.decode("utf-8"))
     if path is not None and secret is not None and write_entry(path, DATA_CACHE_KIND, value, secret):
         _remove_other_entries(path, f"data-{stem}-")
     return value

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -66,10 +65,9 @@ def load_raw(api_dir: Path | Resource, data: Path | Resource, cache_dir: Path | 
         if isinstance(raw, dict) and set(raw) == set(blobs) \
                 and all(isinstance(v, dict) for v in raw.values()):
             return raw, cache
-    if sys.version_info >= (3, 11):  # imported here: a cached start never parses TOML
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
+    from hipport.options import toml_module  # here: a cached start never parses TOML
+
+    tomllib = toml_module()
     raw = {}
     for name, blob in blobs.items():
         text = blob.decode("utf-8")
