@@ -95,8 +95,7 @@ class Branches:
 
     def never_compiled(self, offset: int) -> bool:
         """In a branch no pass compiles."""
-        i = bisect.bisect_right([s for s, _ in self.never], offset) - 1
-        return i >= 0 and offset < self.never[i][1]
+        return _within(self.never, offset)
 
     def device_never(self, offset: int) -> bool:
         """In a branch no GPU pass compiles (``never_compiled``, or only the host pass)."""
