@@ -53,7 +53,7 @@ Load time matters (every CLI run): rows stay as JSON lists until a name is looke
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
@@ -148,6 +148,7 @@ class MacroRule:
     target: str | None
     note: str
     inform: bool = False  # a rewrite that is also an info finding (HP118)
+    roc_target: str | None = None  # the target with --roc, when the roc header differs
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,7 +485,12 @@ class MappingView:
         return self.table.namespaces.get(name)
 
     def macro(self, name: str) -> MacroRule | None:
-        return self.table.macros.get(name)
+        """The rule for ``name``; with ``--roc``, a guard of a header mapped to its roc
+        library names that library's guard (``CURAND_H_``: ``HIPRAND_H_``, ``ROCRAND_H_``)."""
+        rule = self.table.macros.get(name)
+        if rule is not None and self.roc and rule.roc_target:
+            return replace(rule, target=rule.roc_target)
+        return rule
 
     def overload(self, name: str, arguments: int) -> tuple[OverloadRule, Resolution | None] | None:
         """For a call of ``name`` with ``arguments`` arguments that means another CUDA
@@ -513,7 +519,8 @@ def _headers(doc: dict[str, Any]) -> dict[str, HeaderRule]:
 def _macros(doc: dict[str, Any]) -> dict[str, MacroRule]:
     return {
         name: MacroRule(name, _check(m["action"], _MACRO_ACTIONS, f"macros.toml {name}"),
-                        m.get("target"), m.get("note", ""), bool(m.get("inform", False)))
+                        m.get("target"), m.get("note", ""), bool(m.get("inform", False)),
+                        m.get("roc_target"))
         for name, m in doc["macros"].items()
     }
 

@@ -90,6 +90,19 @@ int main() {
   return 0;
 }
 """,
+    # The CUDA samples' helper_cuda.h defines its curandStatus_t overload only after
+    # curand.h (its include guard): "use of undeclared identifier 'status_name'".
+    "rand_guard.cpp": """#include <stdio.h>
+#include <curand.h>
+#ifdef CURAND_H_
+static const char *status_name(curandStatus_t s) { return s == CURAND_STATUS_SUCCESS ? "ok" : "error"; }
+#endif
+int main() {
+  curandGenerator_t gen;
+  printf("%s\\n", status_name(curandCreateGeneratorHost(&gen, CURAND_RNG_PSEUDO_DEFAULT)));
+  return 0;
+}
+""",
     # "use of overloaded operator '+=' is ambiguous" (helper_math.h's operators against
     # HIP_vector_type's); "typedef 'hipGraphicsResource' cannot be referenced with the
     # 'struct' specifier"; "use of undeclared identifier 'cudaGraphicsMapFlagsWriteDiscard'".

@@ -148,6 +148,10 @@ def test_curated_macro_rule_beats_the_table(table: MappingTable) -> None:
     assert table.view(V721).macro("__CUDA_RUNTIME_H__").target == "HIP_INCLUDE_HIP_HIP_RUNTIME_H"
     # cuda.h becomes hip/hip_runtime.h, so its guard becomes that header's
     assert table.view(V721).macro("__cuda_cuda_h__").target == "HIP_INCLUDE_HIP_HIP_RUNTIME_H"
+    # curand.h's guard: hiprand.h's, or rocrand.h's where --roc maps the header there
+    assert table.view(V721).macro("CURAND_H_").target == "HIPRAND_H_"
+    assert table.view(V721, roc=True).macro("CURAND_H_").target == "ROCRAND_H_"
+    assert table.view(V721, roc=True).macro("__cuda_cuda_h__").target == "HIP_INCLUDE_HIP_HIP_RUNTIME_H"
 
 
 def test_macro_rules_that_overlap_the_tables_are_known(table: MappingTable) -> None:

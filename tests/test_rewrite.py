@@ -66,6 +66,14 @@ def test_roc_maps_math_libraries_to_roc_names() -> None:
     assert out == "rocblas_handle h; rocblas_create_handle(&h);"
 
 
+def test_a_library_headers_include_guard_follows_the_header_and_its_route() -> None:
+    # the CUDA samples' helper_cuda.h: `#ifdef CURAND_H_` around its curandStatus_t overload
+    src = "#include <curand.h>\n#ifdef CURAND_H_\nint f(curandStatus_t s);\n#endif\n"
+    assert conv(src) == "#include <hiprand/hiprand.h>\n#ifdef HIPRAND_H_\nint f(hiprandStatus_t s);\n#endif\n"
+    out = conv(src, options=V721.with_(roc=True))
+    assert "#include <rocrand/rocrand.h>\n#ifdef ROCRAND_H_\n" in out, out
+
+
 def test_duplicate_includes_merge_within_one_branch_only() -> None:
     src = "#include <cuda.h>\n#include <cuda_runtime.h>\n#if X\n#include <cuda_runtime_api.h>\n#endif\n"
     out = conv(src, "t.cpp")
