@@ -12,7 +12,7 @@ from hipport.findings import Effort, Severity
 from hipport.parse import Node
 from hipport.registry import any_bytes_of
 from hipport.rules import REGISTRY
-from hipport.rules.released_headers.common import raw_data
+from hipport.rules.released_headers.common import declared_type, raw_data
 
 
 @REGISTRY.rule
@@ -41,6 +41,10 @@ class DevicePointerArithmetic:
     `hipport convert` adds the offset to a `char*` view of the pointer (a byte offset, as
     the integer sum was) in C++ files. A compound `+=`/`-=`, a difference of two device
     pointers, or integer use (masks, comparisons with numbers) is reported: cast by hand.
+    So is an integer assigned to a device pointer or stored through a `CUdeviceptr*`
+    (`*(CUdeviceptr*)&args[off] = width;`, the 64-bit slots of a kernel argument buffer):
+    "incompatible integer to pointer conversion" on HIP; store it through a pointer to its
+    own type instead.
     """
 
     code = "HP124"
@@ -76,7 +80,12 @@ def _declared(ctx: Context) -> dict[bytes, set[bytes]]:
 def _arithmetic(node: Node, ctx: Context) -> None:
     op = node.child_by_field_name("operator")
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if op is None or left is None or right is None or ctx.text(op) not in ("+", "-", "+=", "-="):
+    if op is None or left is None or right is None:
+        return
+    if ctx.text(op) == "=":
+        _stored(node, left, right, ctx)
+        return
+    if ctx.text(op) not in ("+", "-", "+=", "-="):
         return
     names = _declared(ctx)
     if not _is_device_pointer(ctx, left, names) or left.start_byte in ctx.state(_Names).seen:
@@ -91,6 +100,57 @@ def _arithmetic(node: Node, ctx: Context) -> None:
         ctx.report(DevicePointerArithmetic, node, f"`{' '.join(ctx.text(node).split())}`: CUdeviceptr is "
                    "an integer in CUDA, hipDeviceptr_t a void* in HIP",
                    "cast through char* (offsets) or uintptr_t (integer use) by hand")
+
+
+def _stored(node: Node, left: Node, right: Node, ctx: Context) -> None:
+    """``d = n`` or ``*(CUdeviceptr*)p = n`` with ``n`` an integer: a literal other than 0,
+    ``sizeof``, or a name the function declares with a type that is no pointer and no
+    device pointer (any other right side may well be a CUdeviceptr: not judged)."""
+    if node.type != "assignment_expression" or node.start_byte in ctx.state(_Names).seen:
+        return
+    names = _declared(ctx)
+    if not (_is_device_pointer(ctx, left, names) or _through_cast(ctx, left)):
+        return
+    value = right
+    while value.type == "parenthesized_expression" and value.named_child_count == 1:
+        value = value.named_children[0]
+    if value.type == "number_literal":
+        integer = ctx.text(value).rstrip("uUlL") not in ("0", "0x0")
+    elif value.type == "sizeof_expression":
+        integer = True
+    elif value.type == "identifier":
+        declared = declared_type(ctx, node, ctx.text(value), pointer=True)
+        integer = declared is not None and "*" not in declared and declared not in _TYPES
+    else:
+        integer = False
+    if integer:
+        ctx.state(_Names).seen.add(node.start_byte)
+        ctx.report(DevicePointerArithmetic, node, f"`{' '.join(ctx.text(node).split())}`: an integer "
+                   "stored as a CUdeviceptr (an integer in CUDA, hipDeviceptr_t a void* in HIP)",
+                   "store it through a pointer to its own type (or cast through uintptr_t)")
+
+
+def _through_cast(ctx: Context, node: Node) -> bool:
+    """``*(CUdeviceptr*)p`` or ``*(reinterpret_cast<CUdeviceptr*>(p))``."""
+    if node.type != "pointer_expression" or not ctx.text(node).startswith("*"):
+        return False
+    arg = node.child_by_field_name("argument")
+    while arg is not None and arg.type == "parenthesized_expression" and arg.named_child_count == 1:
+        arg = arg.named_children[0]
+    if arg is None:
+        return False
+    if arg.type == "cast_expression":
+        target = arg.child_by_field_name("type")
+    elif arg.type == "call_expression" and (fn := arg.child_by_field_name("function")) is not None \
+            and fn.type == "template_function" and ctx.text(fn.child_by_field_name("name")) == "reinterpret_cast":
+        args = fn.child_by_field_name("arguments")
+        target = args.named_children[0] if args is not None and args.named_child_count == 1 else None
+    else:
+        return False
+    if target is None:
+        return False
+    spelled = "".join(ctx.text(target).split())
+    return any(spelled == f"{t}*" for t in _TYPES)
 
 
 def _is_device_pointer(ctx: Context, node: Node, names: dict[bytes, set[bytes]]) -> bool:
