@@ -47,6 +47,17 @@ def split_define(text: str) -> tuple[str, str]:
     return name, body.strip() if eq else "1"
 
 
+def named_guards(guards: tuple[str, ...]) -> tuple[str, ...]:
+    """The HIP guards the user named (``--hip-guard``, ``[tool.hipport] hip-guards``): what
+    follows the built-in ones, which options put first. A built-in name counts when named:
+    ``--hip-guard USE_ROCM`` says vLLM's HIP build is that macro's, as GGML_USE_HIP says
+    llama.cpp's, though an unported PyTorch extension's hipify defines it too."""
+    n = len(DEFAULT_HIP_GUARDS)
+    if guards[:n] == DEFAULT_HIP_GUARDS:
+        return guards[n:]
+    return tuple(g for g in guards if g not in DEFAULT_HIP_GUARDS)
+
+
 @lru_cache(maxsize=16)
 def passes(build: Build) -> tuple[Macros, ...]:
     """The host pass first, then one device pass per GPU; callers copy before changing."""
@@ -68,9 +79,9 @@ def passes(build: Build) -> tuple[Macros, ...]:
     base.update({name: UNDEFINED for name in build.undefines if name not in user})
     host = dict(base)
     host.update({k: Macro(v) for k, v in user.items()})
-    # A project that names its own HIP guard is already ported: its CUDA-only tests are
+    # A project whose HIP guard the user names is already ported: its CUDA-only tests are
     # meant, and decided as its HIP build decides them. Otherwise they are tests to rewrite.
-    ported = bool(set(build.hip_guards) - set(DEFAULT_HIP_GUARDS))
+    ported = bool(named_guards(build.hip_guards))
     cuda = frozenset() if ported else frozenset(data["cuda"])
     meant = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, data["cuda"]))) if ported else None
     out = [Macros(host, pattern, cuda, meant)]
