@@ -242,8 +242,7 @@ def _drop_cuda_only_headers(report: Report, includes: list, options: Options) ->
             kept.append(f)
         elif options.all_branches:
             kept.append(replace(f, severity=Severity.INFO, message=(
-                f"not compiled by the HIP build (included only as {where}, in a branch it "
-                f"never compiles): {f.message}")))
+                f"not compiled by the HIP build (included only {where}): {f.message}")))
     report.findings = kept
 
 

@@ -399,3 +399,52 @@ def test_a_name_without_hip_counterpart_tested_by_the_preprocessor_is_a_macro_te
            '__global__ void k(int *o) { *o = CUB_USE_COOPERATIVE_GROUPS; }\n')
     assert codes_on(src, "HP106") == [2, 4]
     assert codes_on(src, "HP101") == [7]
+
+
+def test_a_builtin_guard_the_user_names_makes_the_project_ported() -> None:
+    """vLLM's quantization/activation_kernels.cu: cp.async under ``#if __CUDACC_VER_MAJOR__
+    >= 11 && __CUDA_ARCH__ >= 800`` with a plain copy in the #else, in a tree whose HIP
+    build is ``USE_ROCM`` (also a built-in guard, PyTorch's). Named with --hip-guard, the
+    project is ported and means its CUDA tests: the HIP build compiles the #else."""
+    src = ('__device__ void cp4(int4 *s, const int4 *g) {\n'
+           '#if __CUDACC_VER_MAJOR__ >= 11 && __CUDA_ARCH__ >= 800\n'
+           '  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\\n" :: "r"(s), "l"(g));\n'
+           '#else\n'
+           '  s[0] = g[0];\n'
+           '#endif\n'
+           '}\n'
+           '__device__ void fence() { asm volatile("cp.async.commit_group;\\n" ::); }\n')
+    named = Options(hip_guards=DEFAULT_HIP_GUARDS + ("USE_ROCM",))
+    assert codes_on(src, "HP301", options=named) == [8]  # the unguarded one stays
+    assert codes_on(src, "HP309", options=named) == []
+    assert codes_on(src, "HP301") == [3, 8]  # not named: a test the port rewrites
+    assert codes_on(src, "HP309") == [2]
+
+
+def test_a_header_only_cuda_build_headers_include_is_not_reported(tmp_path: Path) -> None:
+    """vLLM's topk.cu includes persistent_topk.cuh under ``#ifndef USE_ROCM``, and that one
+    includes topk_histogram_4096.cuh (PTX, 32-bit ballots) as it is: no HIP build compiles
+    either. A header a compiled file also includes stays reported."""
+    from click.testing import CliRunner
+
+    from hipport.cli import main
+
+    ptx = '__device__ void f() { asm volatile("fence.acq_rel.gpu;" ::); }\n'
+    (tmp_path / "hist.cuh").write_text("#pragma once\n" + ptx)
+    (tmp_path / "shared.cuh").write_text("#pragma once\n" + ptx.replace("f()", "g()"))
+    (tmp_path / "persistent.cuh").write_text('#pragma once\n#include "hist.cuh"\n#include "shared.cuh"\n')
+    kernel = "__global__ void k() {}\n"
+    (tmp_path / "topk.cu").write_text('#ifndef USE_ROCM\n#include "persistent.cuh"\n#endif\n' + kernel)
+    (tmp_path / "other.cu").write_text('#include "shared.cuh"\n' + kernel)
+    (tmp_path / "a.cuh").write_text('#pragma once\n#include "b.cuh"\n' + ptx.replace("f()", "h()"))
+    (tmp_path / "b.cuh").write_text('#pragma once\n#include "a.cuh"\n')  # a cycle no file enters
+
+    def files(*args: str) -> list[str]:
+        out = CliRunner().invoke(main, ["scan", "-q", "--color", "never", "--hip-guard", "USE_ROCM",
+                                        *args, str(tmp_path)], catch_exceptions=False).stdout
+        return sorted(ln.split(":")[0].rsplit("/", 1)[-1] for ln in out.splitlines() if " HP301 " in ln)
+
+    assert files() == ["a.cuh", "shared.cuh"]
+    out = CliRunner().invoke(main, ["scan", "-q", "--color", "never", "--hip-guard", "USE_ROCM",
+                                    "--all-branches", str(tmp_path)]).stdout
+    assert 'only by headers only the CUDA build includes (persistent.cuh: #include "hist.cuh")' in out

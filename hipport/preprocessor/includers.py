@@ -15,8 +15,8 @@ Scanned on its own, ``vendors/cuda.h`` is a list of CUDA names with no HIP count
 Each file's result carries its own ``#include "…"`` directives and whether a HIP build
 compiles each (``own_includes``, in the worker, from the file's branch model); once
 every result is in, a header of the run that some scanned file includes, but only ever
-in a branch no pass compiles, is a CUDA-build header (``cuda_only_headers``): its
-findings are dropped (``--all-branches`` shows them as info), as findings in such a
+in a branch no pass compiles, is a CUDA-build header (``cuda_only_headers``), and so is
+a header only CUDA-build headers include: their findings are dropped (``--all-branches`` shows them as info), as findings in such a
 branch of a file are. A header no scanned file includes is judged as it is.
 """
 
@@ -83,23 +83,57 @@ def _targets(includer: str, name: str) -> list[str]:
 
 
 def cuda_only_headers(headers: Iterable[str], includes: Iterable[tuple[str, Includes]]) -> dict[str, str]:
-    """Of ``headers`` (paths of the run), those some file includes only where a HIP build
-    does not compile it: path -> where (``common.cuh:#include "vendors/cuda.h"``)."""
-    wanted = {os.path.normpath(os.path.abspath(h)): h for h in headers if h.endswith(HEADER_SUFFIXES)}
-    if not wanted:
+    """Of ``headers`` (paths of the run), those only a CUDA build includes: path -> why
+    (``in a branch it never compiles (topk.cu: #include "persistent_topk.cuh")``).
+
+    Every scanned file no other includes is compiled as it is (a root: a ``.cu``, or a
+    header judged alone); a header is compiled when a compiled file includes it outside
+    never-compiled branches. One a compiled file includes only in such branches is a
+    CUDA-build header, and so is every header only those include (vLLM's topk.cu includes
+    persistent_topk.cuh under ``#ifndef USE_ROCM``, and that includes
+    topk_histogram_4096.cuh as it is). A cycle no root reaches is judged as it is."""
+    asked = {os.path.normpath(os.path.abspath(h)): h for h in headers if h.endswith(HEADER_SUFFIXES)}
+    if not asked:
         return {}
-    names = {os.path.basename(t) for t in wanted}
-    live: set[str] = set()
-    never: dict[str, str] = {}
+    includes = [(os.path.normpath(os.path.abspath(p)), items) for p, items in includes]
+    nodes = set(asked) | {p for p, _ in includes if p.endswith(HEADER_SUFFIXES)}
+    names = {os.path.basename(t) for t in nodes}
+    edges: dict[str, list[tuple[str, bool, str]]] = {}
+    included: set[str] = set()
     for includer, items in includes:
         for name, compiled in items:
             if os.path.basename(name) not in names:
                 continue
             target = next((t for t in _targets(includer, name) if os.path.isfile(t)), None)
-            if target not in wanted:
+            if target not in nodes:
                 continue  # another file of that name, or none: the compiler's search
-            if compiled:
-                live.add(target)
-            else:
-                never.setdefault(target, f'{os.path.basename(includer)}: #include "{name}"')
-    return {wanted[t]: where for t, where in never.items() if t not in live}
+            edges.setdefault(includer, []).append(
+                (target, compiled, f'{os.path.basename(includer)}: #include "{name}"'))
+            included.add(target)
+    live = _reach([p for p, _ in includes if p not in included] + [h for h in asked if h not in included],
+                  edges)
+    why: dict[str, str] = {}
+    todo: list[str] = []
+    for src in live:  # the first step out of the compiled files: a never-compiled include
+        for target, compiled, where in edges.get(src, ()):
+            if not compiled and target not in live and target not in why:
+                why[target] = f"in a branch it never compiles ({where})"
+                todo.append(target)
+    while todo:  # then whatever those include, as they are or not
+        for target, _, where in edges.get(todo.pop(), ()):
+            if target not in live and target not in why:
+                why[target] = f"by headers only the CUDA build includes ({where})"
+                todo.append(target)
+    return {asked[t]: w for t, w in why.items() if t in asked}
+
+
+def _reach(roots: list[str], edges: dict[str, list[tuple[str, bool, str]]]) -> set[str]:
+    """The files ``roots`` reach through includes a HIP build compiles."""
+    seen = set(roots)
+    todo = list(roots)
+    while todo:
+        for target, compiled, _ in edges.get(todo.pop(), ()):
+            if compiled and target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
