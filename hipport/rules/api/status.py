@@ -28,7 +28,9 @@ class NoHipCounterpart(AboutAName):
     ## Why
     HIPIFY's tables list this CUDA name with no HIP (or, with `--roc`, ROC) equivalent, so
     hipport leaves it as written. The converted file will not compile on ROCm until a
-    person replaces it.
+    person replaces it. A CUDA driver-API constant (`CU_` and capitals) that no table lists
+    at all, such as `CU_MEM_ALLOCATION_COMP_GENERIC`, is left as written and reported the
+    same way, unless the project defines it itself.
 
     ## Example
 
