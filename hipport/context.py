@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, TypeVar
 from hipport import gpus
 from hipport.edits import Edit, line_starts
 from hipport.findings import Finding, Severity
-from hipport.guards import cuda_only_ranges
 from hipport.options import Options
 from hipport.parse import Node, Tree, function_qualifiers
 from hipport.preprocessor import Branches, model
@@ -59,7 +58,6 @@ class Context:
 
     def __post_init__(self) -> None:
         self._line_starts = line_starts(self.src)
-        self._cuda_only = cuda_only_ranges(self.src, self.tree, self.options.hip_guards)
         self._suppressed = self._scan_suppressions()
         self._kept: dict[str, object] = {}  # rule code -> ``_keeps``
 
@@ -135,13 +133,9 @@ class Context:
 
     # -- policy ----------------------------------------------------------------
     def in_cuda_only_branch(self, offset: int) -> bool:
-        """True where a HIP build does not compile: the CUDA side of a HIP guard (``#else`` of
-        ``#ifdef __HIP_PLATFORM_AMD__``…), or a branch no pass takes (``branches``)."""
-        for start, end in self._cuda_only:
-            if start <= offset < end:
-                return True
-            if start > offset:
-                break
+        """True where a HIP build does not compile: a branch no pass takes (``branches``),
+        the CUDA side of a HIP guard (``#else`` of ``#ifdef __HIP_PLATFORM_AMD__``…) among
+        them, or a condition part no pass's result depends on."""
         return self.branches.skipped(offset)
 
     @property

@@ -6,7 +6,6 @@ import pytest
 
 from hipport.analyze import analyze
 from hipport.findings import Severity
-from hipport.guards import classify
 from hipport.options import DEFAULT_HIP_GUARDS, Options
 
 UNSUPPORTED = "cudaDeviceFlushGPUDirectRDMAWrites(a, b);"  # no HIP counterpart: HP101
@@ -17,20 +16,34 @@ def codes(src: str, options: Options = Options()) -> list[tuple[str, int]]:
     return sorted((f.code, f.line) for f in ctx.findings)
 
 
-@pytest.mark.parametrize(("cond", "kind"), [
-    ("defined(__HIP_PLATFORM_AMD__)", "hip"),
-    ("defined __HIPCC__", "hip"),
-    ("USE_ROCM", "hip"),
-    ("defined(USE_ROCM) || defined(__HIP__)", "hip"),
-    ("(defined(__HIP_PLATFORM_AMD__))", "hip"),
-    ("!defined(USE_ROCM)", "cuda"),
-    ("!defined(__HIP_PLATFORM_AMD__) && CUDA_VERSION >= 11000", "cuda"),
-    ("defined(__CUDACC__)", None),
-    ("defined(USE_ROCM) && X", None),  # HIP and something else: its #else is not CUDA-only
-    ("defined(USE_ROCM) || defined(__CUDACC__)", None),
+@pytest.mark.parametrize(("cond", "hidden"), [
+    # a HIP test: its #else is the CUDA side, not reported
+    ("defined(__HIP_PLATFORM_AMD__)", "else"),
+    ("defined __HIPCC__", "else"),
+    ("USE_ROCM", "else"),
+    ("defined(USE_ROCM) || defined(__HIP__)", "else"),
+    ("(defined(__HIP_PLATFORM_AMD__))", "else"),
+    ("defined(USE_ROCM) || defined(__CUDACC__)", "else"),  # true whatever __CUDACC__ is
+    # a negated HIP test, alone or and-ed: its own branch is the CUDA side
+    ("!defined(USE_ROCM)", "if"),
+    ("!defined(__HIP_PLATFORM_AMD__) && CUDA_VERSION >= 11000", "if"),
+    ("!defined(__HIP_PLATFORM_AMD__) /* cuda */ && defined(__CUDA_ARCH__)", "if"),
+    # CUDA's own macros stay "maybe" (a port rewrites such tests): both sides reported
+    ("defined(__CUDACC__)", ""),
+    ("defined(USE_ROCM) && X", ""),  # HIP and something unknown: its #else is not CUDA-only
 ])
-def test_guard_classification(cond: str, kind: str | None) -> None:
-    assert classify(cond, DEFAULT_HIP_GUARDS) == kind
+def test_hip_guard_branches(cond: str, hidden: str) -> None:
+    """Which side of ``#if COND`` a HIP build never compiles (the branch model decides)."""
+    src = f"#if {cond}\n{UNSUPPORTED}\n#else\n{UNSUPPORTED}\n#endif\n"
+    expected = [("HP101", line) for line, side in ((2, "if"), (4, "else")) if side != hidden]
+    assert [c for c in codes(src) if c[0] == "HP101"] == expected
+
+
+def test_a_device_compile_test_is_not_a_cuda_side() -> None:
+    """``#ifndef __HIP_DEVICE_COMPILE__`` is the HIP build's host pass, not CUDA code: the
+    host API call there is reported (the old syntactic guard test hid it)."""
+    src = f"#ifndef __HIP_DEVICE_COMPILE__\n{UNSUPPORTED}\n#else\n{UNSUPPORTED}\n#endif\n"
+    assert codes(src) == [("HP101", 2), ("HP101", 4)]
 
 
 def test_cuda_branch_of_a_hip_guard_is_not_reported() -> None:
