@@ -422,6 +422,12 @@ class MappingView:
             elif self.roc and fam.roc_library:
                 libs = fam.roc_library if fam.hip_unsupported_note else f"{fam.roc_library} or {fam.hip_library}"
                 text = f"{e.cuda} has no {libs} equivalent"
+            elif e.roc is not None and fam.roc_library:
+                # Only the tables' hip column is empty: the ROC library is the route they know
+                # (cublasGetStatusString: rocblas_status_to_string); "no equivalent" says too much.
+                since = f" from ROCm {short_version(e.roc_added)}" if e.roc_added is not None else ""
+                text = (f"{e.cuda} has no {lib} name in HIPIFY's tables; {fam.roc_library} has "
+                        f"{e.roc}{since} (--roc writes {fam.roc_library} names)")
             else:
                 text = f"{e.cuda} has no {lib} equivalent"
         elif removed is not None and removed <= self.rocm:

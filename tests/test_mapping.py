@@ -104,6 +104,16 @@ def test_roc_falls_back_to_the_hip_name(table: MappingTable) -> None:
     assert res.target == "HIPBLAS_COMPUTE_16F" and "no rocBLAS equivalent" in res.detail
 
 
+def test_a_name_only_the_roc_library_has_names_that_route(table: MappingTable) -> None:
+    """cublasGetStatusString: the tables' hipBLAS column is empty, rocBLAS has
+    rocblas_status_to_string; "no hipBLAS equivalent" claimed more than the tables know."""
+    res = resolve(table, "cublasGetStatusString", "7.2.1")
+    assert (res.status, res.target) == (Status.UNSUPPORTED, None)
+    assert "rocblas_status_to_string" in res.detail and "equivalent" not in res.detail
+    assert resolve(table, "cublasGetStatusString", "7.2.1", roc=True).target == "rocblas_status_to_string"
+    assert "has no hipBLAS equivalent" in resolve(table, "cublasGetStatusName", "7.2.1").detail
+
+
 def test_cudnn_needs_roc(table: MappingTable) -> None:
     res = resolve(table, "cudnnCreate", "7.2.1")
     assert (res.status, res.target) == (Status.UNSUPPORTED, None)
