@@ -448,3 +448,45 @@ def test_a_header_only_cuda_build_headers_include_is_not_reported(tmp_path: Path
     out = CliRunner().invoke(main, ["scan", "-q", "--color", "never", "--hip-guard", "USE_ROCM",
                                     "--all-branches", str(tmp_path)]).stdout
     assert 'only by headers only the CUDA build includes (persistent.cuh: #include "hist.cuh")' in out
+
+
+def test_a_logical_warp_beside_the_physical_wave_of_64_is_the_authors_choice(tmp_path: Path) -> None:
+    """llama.cpp's common.cuh: ``#define WARP_SIZE 32`` beside
+    ``ggml_cuda_get_physical_warp_size()``, which returns 64 on GFX9; quantize.cu reduces a
+    32-value MXFP4 group with ``__shfl_xor_sync(…, mask, WARP_SIZE)``; fattn-tile's
+    ``constexpr int warp_size = 32``. The project knows waves are 64: its 32 is a logical
+    warp. Without the 64 (the rules' fixtures), the constant and the ladder stay reported."""
+    common = ("#pragma once\n"
+              "#define WARP_SIZE 32\n"
+              "static constexpr __device__ int ggml_cuda_get_physical_warp_size() {\n"
+              "#if defined(GGML_USE_HIP) && defined(__GFX9__)\n"
+              "    return 64;\n"
+              "#else\n"
+              "    return 32;\n"
+              "#endif\n"
+              "}\n")
+    kernel = ('#include "common.cuh"\n'
+              "__global__ void q(const float *x, float *y) {\n"
+              "    constexpr int warp_size = 32;\n"
+              "    float amax = fabsf(x[threadIdx.x]);\n"
+              "    for (int mask = 16; mask > 0; mask >>= 1) {\n"
+              "        amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFF, amax, mask, WARP_SIZE));\n"
+              "    }\n"
+              "    float s = amax;\n"
+              "    for (int mask = 16; mask > 0; mask >>= 1) s += __shfl_xor_sync(0xFFFFFFFF, s, mask);\n"
+              "    y[threadIdx.x / warp_size] = s;\n"
+              "}\n")
+    guarded = Options(hip_guards=DEFAULT_HIP_GUARDS + ("GGML_USE_HIP",))
+    for name, header in (("aware", common), ("unaware", common.replace("return 64", "return 32"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "common.cuh").write_text(header)
+        (tmp_path / name / "quantize.cu").write_text(kernel)
+
+    def codes(name: str) -> list[tuple[str, int]]:
+        path = tmp_path / name
+        return [(c, n) for c, n in found(path.read_text(), guarded, str(path)) if c in ("HP209", "HP214")]
+
+    assert codes("aware/common.cuh") == []
+    assert codes("aware/quantize.cu") == [("HP214", 9)]  # the ladder without a width: 32 of 64 lanes
+    assert codes("unaware/common.cuh") == [("HP209", 2)]
+    assert codes("unaware/quantize.cu") == [("HP209", 3), ("HP214", 5), ("HP214", 9)]

@@ -120,9 +120,7 @@ class Branches:
     def provides(self, name: str) -> bool:
         """Whether the project itself defines ``name`` (a macro, typedef or function) in
         code a HIP build surely compiles: its own port of that name."""
-        if self.pending is not None:
-            full, self.pending = self.pending(), None
-            self.from_headers, self.sure_headers, self.own = full.from_headers, full.sure_headers, full.own
+        self._resolve()
         if name in self.from_headers:
             return True
         if self.own is None:
@@ -135,6 +133,18 @@ class Branches:
                 for key, (items, data, gaps) in self.sure_headers.items())
             self._own_names[name] = found
         return found
+
+
+    def header_texts(self) -> list[bytes]:
+        """The bytes of the project headers some pass surely compiles (``sure_headers``)."""
+        self._resolve()
+        return [data for _, data, _ in self.sure_headers.values()]
+
+    def _resolve(self) -> None:
+        """Work out the headers of a file without conditionals, once first asked."""
+        if self.pending is not None:
+            full, self.pending = self.pending(), None
+            self.from_headers, self.sure_headers, self.own = full.from_headers, full.sure_headers, full.own
 
 
 NOTHING = Branches()

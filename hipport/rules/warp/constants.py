@@ -9,6 +9,7 @@ from hipport.facts import macro_body
 from hipport.findings import Effort, Severity
 from hipport.parse import Node
 from hipport.rules import REGISTRY
+from hipport.rules.warp.logical import knows_wave64
 from hipport.rules.warp.syntax import is_int
 from hipport.rules.warp.vocab import WARP_LOG_NAME, WARP_WORD, is_warp_size_name
 
@@ -41,6 +42,10 @@ class WarpSizeConstant32:
     ## Fix
     Per-architecture value in device code; `hipDeviceAttributeWarpSize` on the host (a
     host-side 32 is wrong for Instinct GPUs whatever the device code does).
+
+    Not reported where the project also names a wave size of 64 (a `WAVE_SIZE 64`, or a
+    `physical_warp_size()` returning 64 for GFX9): its 32 is then a logical warp it chose,
+    as llama.cpp's `WARP_SIZE` beside `ggml_cuda_get_physical_warp_size()`.
     """
 
     code = "HP209"
@@ -67,7 +72,7 @@ def check_define(define: Node, ctx: Context) -> None:
     name, body = ctx.text(name_node), macro_body(ctx.src, define)
     value = body.strip("() ").rstrip("uU")
     if (is_warp_size_name(name) and value == "32") or (WARP_LOG_NAME.search(name) and value == "5"):
-        if not defined_per_arch(ctx, name):
+        if not defined_per_arch(ctx, name) and not knows_wave64(ctx):
             _report_constant(ctx, define.child_by_field_name("value") or define, name, body)
 
 
@@ -94,7 +99,7 @@ def check_constant(node: Node, ctx: Context) -> None:
     if name_node is None or value is None or name_node.type not in ("identifier", "field_identifier"):
         return
     name = ctx.text(name_node)
-    if (is_warp_size_name(name) and is_int(ctx.src, value, 32)) or (
+    if ((is_warp_size_name(name) and is_int(ctx.src, value, 32)) or (
         WARP_LOG_NAME.search(name) and is_int(ctx.src, value, 5)
-    ):
+    )) and not knows_wave64(ctx):
         _report_constant(ctx, value, name, ctx.text(value))

@@ -13,6 +13,7 @@ from hipport.findings import Effort, Severity
 from hipport.parse import Node, call_arguments, call_name, text, walk
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY
+from hipport.rules.warp.logical import logical_width
 from hipport.rules.warp.syntax import int_value, is_int, strip
 from hipport.rules.warp.vocab import SHUFFLES
 
@@ -67,6 +68,9 @@ class ShuffleLadder16:
 
     ## Fix
     Start at `warpSize / 2` (or a per-architecture `WARP_SIZE / 2`).
+
+    Not reported when every shuffle of the ladder passes a width of 32 in a project that
+    also names a wave size of 64 (logical.py): a 32-lane group it chose, reduced whole.
     """
 
     code = "HP214"
@@ -93,7 +97,7 @@ def check_shuffle(call: Node, ctx: Context) -> None:
         )
     delta = args[delta_at] if delta_at is not None and len(args) > delta_at else None
     narrow = width is not None and (v := int_value(src, width)) is not None and v[0] < 32
-    if delta is not None and is_int(src, delta, 16) and not narrow:
+    if delta is not None and is_int(src, delta, 16) and not narrow and not logical_width(ctx, width):
         ctx.report(
             ShuffleLadder16, delta,
             f"`{name}` with offset 16 starts a 32-lane reduction ladder; "
@@ -140,8 +144,9 @@ def check_ladder_loop(loop: Node, ctx: Context) -> None:
     else:
         return
     body = loop.child_by_field_name("body")
-    if body is None or not _shuffles_with(src, body, var):
-        return
+    shuffles = _shuffles_with(src, body, var) if body is not None else []
+    if not shuffles or all(logical_width(ctx, _width(src, call)) for call in shuffles):
+        return  # no shuffle of var, or each one's explicit 32 is a logical warp (logical.py)
     ctx.report(
         ShuffleLadder16, where,
         f"shuffle ladder over `{var}` {'starts at 16' if step == 'down' else 'stops at 32'}: "
@@ -182,13 +187,24 @@ def _upper_bound_32(src: bytes, cond: Node, var: str) -> Node | None:
     return None
 
 
-def _shuffles_with(src: bytes, body: Node, var: str) -> bool:
-    """A call whose name mentions ``shfl`` takes ``var`` as an argument somewhere in ``body``."""
+def _shuffles_with(src: bytes, body: Node, var: str) -> list[Node]:
+    """The calls in ``body`` whose name mentions ``shfl`` and that take ``var`` as an argument."""
+    found = []
     for n in walk(body):
         if n.type == "call_expression":
             name = call_name(src, n) or ""
             if "shfl" in name.lower() and any(
                 c.type == "identifier" and text(src, c) == var for a in call_arguments(n) for c in walk(a)
             ):
-                return True
-    return False
+                found.append(n)
+    return found
+
+
+def _width(src: bytes, call: Node) -> Node | None:
+    """The explicit ``width`` argument of a builtin shuffle call (None: default or not one)."""
+    name = call_name(src, call)
+    if name not in SHUFFLES:
+        return None
+    args = call_arguments(call)
+    at = SHUFFLES[name][1]
+    return args[at] if len(args) > at else None

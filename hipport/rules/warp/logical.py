@@ -1,0 +1,79 @@
+"""A deliberate 32-lane logical warp: code that writes down the physical wave of 64 elsewhere.
+
+llama.cpp's ggml-cuda runs on CDNA with ``#define WARP_SIZE 32`` in common.cuh, beside::
+
+    static constexpr __device__ int ggml_cuda_get_physical_warp_size() {
+    #if defined(GGML_USE_HIP) && (defined(__GFX9__) || defined(__GFX8__))
+        return 64;
+    ...
+
+Its WARP_SIZE is a logical warp of 32 lanes, passed as every shuffle's width (a width-32
+shuffle works within 32-lane groups of a 64-lane wave); the physical wave is the other
+name. A project that spells a wave size of 64 under a warp- or wave-size name (a macro, a
+constant, or a function returning it) knows waves can be 64, so its separate 32 is the
+author's choice, not the 32-lane assumption HP209 and HP214 look for. A file that never
+writes such a 64 (the rules' fixtures, a CUDA-only kernel) keeps its findings. The file
+and the project headers a HIP pass surely compiles are read (``Branches.header_texts``),
+only when a candidate finding asks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hipport.context import Context
+    from hipport.parse import Node
+
+#: A warp- or wave-size name (``WARP_SIZE``, ``physical_warp_size``, ``kWaveSize``,
+#: ``WAVEFRONT_SIZE``, ``warp_lanes``…), as the regexes below spell it.
+_SIZE_NAME = rb"\w*(?:[Ww]arp|WARP|[Ww]ave|WAVE)(?:front|FRONT)?_?(?:[Ss]ize|SIZE|[Ww]idth|WIDTH|[Ll]anes|LANES)\w*"
+_WAVE64 = re.compile(
+    rb"#[ \t]*define[ \t]+" + _SIZE_NAME + rb"[ \t]+\(?64\)?[ \t]*(?:$|//|/\*)"  # #define WAVE_SIZE 64
+    rb"|\b" + _SIZE_NAME + rb"[ \t]*=[ \t]*64\b"  # constexpr int kWaveSize = 64
+    rb"|\b" + _SIZE_NAME + rb"[ \t]*\([ \t]*(?:void)?[ \t]*\)[^;{}]*\{[^{}]*?\breturn[ \t]+64[ \t]*;",  # f() { return 64; }
+    re.M)
+
+
+class _Known:
+    """Per file: whether the project spells a wave of 64 (None: not asked yet)."""
+
+    def __init__(self) -> None:
+        self.wave64: bool | None = None
+        self.headers: list[bytes] | None = None
+
+
+def _headers(ctx: Context) -> list[bytes]:
+    known = ctx.state(_Known)
+    if known.headers is None:
+        known.headers = ctx.branches.header_texts()
+    return known.headers
+
+
+def knows_wave64(ctx: Context) -> bool:
+    """The file, or a project header a HIP pass surely compiles, names a wave size of 64."""
+    known = ctx.state(_Known)
+    if known.wave64 is None:
+        known.wave64 = any(_WAVE64.search(text) for text in (ctx.src, *_headers(ctx)))
+    return known.wave64
+
+
+def defined_as_32(ctx: Context, name: str) -> bool:
+    """``#define name 32`` in the file or a project header a HIP pass surely compiles (the
+    width of ``__shfl_xor_sync(…, WARP_SIZE)`` in quantize.cu is common.cuh's)."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return False
+    define = re.compile(rb"#[ \t]*define[ \t]+" + name.encode() + rb"[ \t]+\(?32[uU]?\)?[ \t]*(?:$|//|/\*)", re.M)
+    return any(define.search(text) for text in (ctx.src, *_headers(ctx)))
+
+
+def logical_width(ctx: Context, width: Node | None) -> bool:
+    """A shuffle's explicit ``width`` of 32 (literal, or a macro defined as 32) in a project
+    that knows waves can be 64: the 32-lane group is meant."""
+    if width is None:
+        return False
+    spelled = ctx.text(width).strip("() ")
+    if spelled.rstrip("uU") != "32" and not defined_as_32(ctx, spelled):
+        return False
+    return knows_wave64(ctx)
