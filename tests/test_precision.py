@@ -490,3 +490,24 @@ def test_a_logical_warp_beside_the_physical_wave_of_64_is_the_authors_choice(tmp
     assert codes("aware/quantize.cu") == [("HP214", 9)]  # the ladder without a width: 32 of 64 lanes
     assert codes("unaware/common.cuh") == [("HP209", 2)]
     assert codes("unaware/quantize.cu") == [("HP209", 3), ("HP214", 5), ("HP214", 9)]
+
+
+def test_thirty_two_thread_groups_of_a_wave64_aware_project_are_its_choice() -> None:
+    """vLLM's cache_kernels.cu (core/cuda_compat.h's get_warp_size() returns 64 on GFX9):
+    ``lane = threadIdx.x & 31``, ``warp_id = threadIdx.x >> 5``, one 32-thread group per
+    head, no warp operation: a 64-lane wave runs two groups, each right. A broadcast
+    without a width (lane 0 of the wave, not of the group), or a file that never writes
+    the 64, keeps the finding."""
+    aware = ("static __device__ constexpr int get_warp_size() {\n"
+             "#ifdef __GFX9__\n  return 64;\n#else\n  return 32;\n#endif\n}\n")
+    kernel = ("__global__ void copy(const float *src, float *dst, int heads, int hs) {\n"
+              "  const int lane = threadIdx.x & 31;\n"
+              "  const int warp_id = threadIdx.x >> 5;\n"
+              "  for (int h = warp_id; h < heads; h += blockDim.x >> 5)\n"
+              "    for (int i = lane; i < hs; i += 32) dst[h * hs + i] = src[h * hs + i];\n"
+              "}\n")
+    broadcast = kernel.replace("dst[h * hs + i] = src[h * hs + i]",
+                               "dst[h * hs + i] = __shfl_sync(~0ull, src[i], 0)")
+    assert codes_on(aware + kernel, "HP204") == []
+    assert codes_on(aware + broadcast, "HP204") == [9, 10, 11]
+    assert codes_on(kernel, "HP204") == [2, 3, 4]

@@ -10,6 +10,7 @@ from hipport.findings import Effort, Severity
 from hipport.parse import Node, find_all, text
 from hipport.rules import REGISTRY
 from hipport.rules.warp.functions import function_check, may_be_device_like
+from hipport.rules.warp.logical import logical_group_function
 from hipport.rules.warp.scope import LANE_OPERANDS, Scope
 from hipport.rules.warp.syntax import int_value, strip
 
@@ -26,7 +27,9 @@ class LaneArithmetic32:
     for a 32-lane warp; on a 64-lane wave they give the wrong lane and twice as many
     "warps". `1u << lane` is a 32-bit lane bit: for lanes 32–63 it is undefined. Only
     reported when the operand is a thread index (`threadIdx`, `blockDim`, a variable
-    assigned from them, or a name such as `tid`/`lane`).
+    assigned from them, or a name such as `tid`/`lane`). Not reported in a function that
+    votes on no wave and gives each shuffle a width of 32, in a project that also names a
+    wave size of 64: its 32-lane groups are chosen, and a 64-lane wave runs two of them.
 
     ## Example
     ```cuda
@@ -81,6 +84,8 @@ def check_lane_arithmetic(ctx: Context, scope: Scope) -> None:
             continue
         if op and op.startswith(("/", "%")) and _data_layout_split(ctx, node):
             continue
+        if op and logical_group_function(ctx, facts.enclosing_function(ctx, node)):
+            continue  # the 32-lane group of a wave64-aware project (logical.py)
         if op:
             ctx.report(
                 LaneArithmetic32, node,

@@ -22,6 +22,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from hipport.parse import call_arguments, call_name, walk
+from hipport.rules.warp.vocab import SHUFFLES
+
 if TYPE_CHECKING:
     from hipport.context import Context
     from hipport.parse import Node
@@ -76,4 +79,24 @@ def logical_width(ctx: Context, width: Node | None) -> bool:
     spelled = ctx.text(width).strip("() ")
     if spelled.rstrip("uU") != "32" and not defined_as_32(ctx, spelled):
         return False
+    return knows_wave64(ctx)
+
+
+#: Warp operations over the physical wave whatever the code's group size: votes and masks.
+_WAVE_WIDE = re.compile(rb"__ballot|__activemask|__any|__all|__match_|__reduce_|__uni_sync|__lanemask")
+
+
+def logical_group_function(ctx: Context, func: Node | None) -> bool:
+    """``func`` works in 32-lane groups a wave64-aware project chose (``knows_wave64``): it
+    votes on no wave (no ballot, activemask, any/all, match, reduce), and each shuffle it
+    makes passes an explicit width of 32. Then ``threadIdx.x / 32`` there is its group and
+    ``% 32`` the lane in it, which a 64-lane wave runs as two groups (vLLM's cache kernels:
+    one 32-thread group per head)."""
+    if func is None or _WAVE_WIDE.search(ctx.src, func.start_byte, func.end_byte):
+        return False
+    for n in walk(func):
+        if n.type == "call_expression" and (name := call_name(ctx.src, n)) in SHUFFLES:
+            args, at = call_arguments(n), SHUFFLES[name][1]
+            if len(args) <= at or not logical_width(ctx, args[at]):
+                return False
     return knows_wave64(ctx)
