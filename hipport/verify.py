@@ -209,7 +209,34 @@ def parse_output(text: str, cwd: Path) -> tuple[list[Diagnostic], set[Path]]:
                 diags.append(d)
         elif m := _HEADER.match(line):
             headers.add(_resolve(m["path"], cwd))
-    return diags, headers
+    return _with_instantiations(diags), headers
+
+
+_INSTANTIATION = re.compile(r": note: in instantiation of ")
+
+
+def _with_instantiations(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Each error gets the instantiation backtrace clang left out of it.
+
+    clang prints a template instantiation's "in instantiation of … requested here" notes
+    only when they differ from the last ones it printed: the second error of one
+    instantiation (HIP's tile ``shfl_xor<uint4>``: the static_assert, then "no matching
+    function for call to '__shfl_xor'" two lines below it) comes bare, and would be judged
+    at the include instead of at the call. An error in the same file as the last error
+    with such notes, with none of its own, is in that instantiation still: it gets them."""
+    out: list[Diagnostic] = []
+    inherited: tuple[str, ...] = ()
+    where: Path | None = None
+    for d in diags:
+        own = tuple(n for n in d.notes if _INSTANTIATION.search(n))
+        if own:
+            inherited, where = own, d.path
+        elif d.is_error and inherited and d.path == where:
+            d = replace(d, notes=d.notes + inherited)
+        elif d.is_error:
+            inherited, where = (), None
+        out.append(d)
+    return out
 
 
 def _resolve(path: str, cwd: Path) -> Path:

@@ -303,6 +303,25 @@ def test_an_error_inside_a_system_template_is_judged_at_the_call(tmp_path):
     assert [(v.line, v.kind) for v in verdicts] == [(6, V.UNPREDICTED)]  # not the include
 
 
+def test_an_error_clang_printed_without_its_repeated_instantiation_backtrace_is_judged_at_the_call(tmp_path):
+    a = (tmp_path / "a.hip").resolve()
+    cg = "/opt/h/include/hip/amd_detail/amd_hip_cooperative_groups.h"
+    text = (f"In file included from {a}:2:\n"
+            f"{cg}:649:19: error: static assertion failed: Neither an integer or float type.\n"
+            f"{a}:15:19: note: in instantiation of function template specialization "
+            "'cooperative_groups::thread_block_tile_base<32>::shfl_xor<uint4>' requested here\n"
+            f"{cg}:650:13: error: no matching function for call to '__shfl_xor'\n"
+            "/opt/h/include/hip/amd_detail/amd_warp_functions.h:491:23: note: candidate function not viable\n"
+            f"{a}:30:1: error: use of undeclared identifier 'x'\n"
+            f"{cg}:700:1: error: an error after one outside the instantiation\n")
+    diags, _ = V.parse_output(text, cwd=tmp_path)
+    verdicts = _classify(tmp_path, diags, {a: [finding(a, 15, "HP338")]})
+    assert [(v.line, v.kind, v.more) for v in verdicts] == [
+        (15, V.PREDICTED, 1), (2, V.UNPREDICTED, 0), (30, V.UNPREDICTED, 0)]
+    assert verdicts[0].diagnostic.line == 649  # line 650 counted with it, at the call
+    assert verdicts[1].diagnostic.line == 700  # after an error outside it: at the include
+
+
 def test_an_error_naming_what_a_finding_names_is_predicted(tmp_path):
     a = (tmp_path / "a.hip").resolve()
     lib = Finding("HP401", "cutlass-cute", Severity.BLOCKER, str(a), 3, 1, 3, 2,
