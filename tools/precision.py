@@ -24,6 +24,7 @@ PROJECTS: dict[str, dict] = {
     "llama.cpp": {"hip_guards": ("GGML_USE_HIP",)},  # ggml-cuda: ported, its HIP build defines it
     "cub": {"hip_guards": ()},  # NVIDIA CUB: CUDA-only, scanned as it is
     "deepspeed": {"hip_guards": ()},  # DeepSpeed: ported by __HIP_PLATFORM_AMD__ branches (built in)
+    "vllm": {"hip_guards": ("USE_ROCM",)},  # vLLM csrc: its HIP build defines USE_ROCM, named
 }
 
 
