@@ -149,6 +149,9 @@ class MacroRule:
     note: str
     inform: bool = False  # a rewrite that is also an info finding (HP118)
     roc_target: str | None = None  # the target with --roc, when the roc header differs
+    #: a rewrite not applied in a file whose preprocessor conditions test one of these
+    #: (the project tells the two compilers apart there: ``names.kept_in_file``)
+    kept_if_tested: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,7 +529,7 @@ def _macros(doc: dict[str, Any]) -> dict[str, MacroRule]:
     return {
         name: MacroRule(name, _check(m["action"], _MACRO_ACTIONS, f"macros.toml {name}"),
                         m.get("target"), m.get("note", ""), bool(m.get("inform", False)),
-                        m.get("roc_target"))
+                        m.get("roc_target"), tuple(m.get("kept_if_tested", ())))
         for name, m in doc["macros"].items()
     }
 

@@ -8,7 +8,9 @@ never silently left.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -126,3 +128,35 @@ class PerName:
 
 _UNSEEN = object()
 _PER_CALL = object()  # the name's meaning depends on its call: computed every time
+
+
+#: A preprocessor condition: ``#if``/``#ifdef``/``#ifndef``/``#elif…`` to the end of its
+#: logical line (backslash continuations included).
+_CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|elif)\w*[ \t(!]((?:[^\n\\]|\\.)*)", re.M | re.S)
+
+
+@dataclass
+class _Tested:
+    """Per file: which names its preprocessor conditions test, asked by name."""
+
+    names: dict[bytes, bool] = field(default_factory=dict)
+
+
+def kept_in_file(ctx: "Context", name: str) -> bool:
+    """Whether the rewrite of macro ``name`` is not applied in this file because its
+    conditions test one of the rule's ``kept_if_tested`` names (``#if defined(__HIPCC__)``
+    beside ``#if defined(__CUDACC__)``: the file tells the two compilers apart)."""
+    macro = ctx.view.macro(name)
+    if macro is None or not macro.kept_if_tested:
+        return False
+    seen = ctx.state(_Tested).names
+    for other in macro.kept_if_tested:
+        key = other.encode()
+        found = seen.get(key)
+        if found is None:
+            word = re.compile(rb"\b%s\b" % re.escape(key))
+            found = seen[key] = key in ctx.src and any(
+                word.search(m.group(1).split(b"//")[0]) for m in _CONDITION.finditer(ctx.src))
+        if found:
+            return True
+    return False

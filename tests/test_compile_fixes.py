@@ -132,6 +132,23 @@ CUresult map(CUdeviceptr *dptr, CUdeviceptr d_ptr, size_t chunk, int i, CUmemGen
   return cuMemMap(next - chunk, chunk, 0, h, 0);
 }
 """,
+    # A file that tells the compilers apart (Eigen 3.4's Macros.h): with __CUDACC__
+    # rewritten to __HIPCC__, "redefinition of 'fast_exp'" (both branches compiled).
+    "compiler_apart.cu": """#include <cuda_runtime.h>
+#if defined(__CUDACC__)
+#define MY_CUDACC __CUDACC__
+#endif
+#if defined(__HIPCC__)
+#define MY_HIPCC __HIPCC__
+#endif
+#if defined(MY_CUDACC)
+__device__ inline float fast_exp(float x) { return __expf(x); }
+#endif
+#if defined(MY_HIPCC)
+__device__ inline float fast_exp(float x) { return __expf(x); }
+#endif
+__global__ void k(float* p) { p[threadIdx.x] = fast_exp(p[threadIdx.x]); }
+""",
     # "no matching function for call to 'hipMalloc3DArray'" (its flags have no default).
     "array3d.cu": """#include <cuda_runtime.h>
 cudaArray_t alloc(cudaExtent e) {

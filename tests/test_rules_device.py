@@ -99,3 +99,24 @@ def test_the_constant_pre_check_rejects_only_what_could_not_be_a_constant(expr: 
     assert tree is None or any(
         not isinstance(n, _EVALUABLE) and not (isinstance(n, ast.Constant) and type(n.value) is int)
         for n in ast.walk(tree))
+
+
+def test_cudacc_is_kept_in_a_file_that_tests_the_hip_compiler_itself() -> None:
+    """Eigen 3.4's Macros.h: `__CUDACC__` → EIGEN_CUDACC and, apart, `__HIPCC__` →
+    EIGEN_HIPCC. Rewritten, a HIP build defined both and took the CUDA branches; kept, with
+    an HP118 saying so. A file that never tests __HIPCC__ or __HIP__ is rewritten as before,
+    and a test of __HIPCC__ in a comment or outside a condition does not count."""
+    from test_rules_released_headers import converted
+
+    apart = ("#if defined(__CUDACC__) && !defined(NO_CUDA)\n#define MY_CUDACC __CUDACC__\n#endif\n"
+             "#if defined(__HIPCC__) \\\n  && !defined(NO_HIP)\n#define MY_HIPCC 1\n#endif\n")
+    out = converted(apart)
+    assert out.count("__CUDACC__") == 2 and out.count("__HIPCC__") == 1, out
+    kept = [f for f in run(apart) if f.code == "HP118"]
+    assert [f.line for f in kept] == [1, 2] and all("kept" in f.message for f in kept)
+    for hip in ("#elif defined(__HIP__)\n", "#elifdef __HIP__\n"):
+        assert "__CUDACC__" in converted("#ifdef __CUDACC__\nint a;\n" + hip + "int b;\n#endif\n")
+    alone = ("#ifndef __CUDACC__\nint a;\n#endif\n// not __HIPCC__\n#if X // __HIPCC__\n#endif\n"
+             "const char *s = \"__HIPCC__\";\n")
+    assert "__CUDACC__" not in converted(alone)
+    assert all("kept" not in f.message for f in run(alone) if f.code == "HP118")

@@ -10,9 +10,10 @@ reparsed in place by the walk (``analyze``), so their names come here like any o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from hipport.context import Context
-from hipport.names import NAME_NODES, PerName, in_tables, target_for
+from hipport.names import NAME_NODES, PerName, in_tables, kept_in_file, target_for
 from hipport.parse import Node
 from hipport.rewrite import REGISTRY
 
@@ -21,7 +22,8 @@ from hipport.rewrite import REGISTRY
 def rename(node: Node, ctx: Context) -> None:
     """Rewrite one identifier leaf (of the file, or of a ``#define`` body reparsed in place)."""
     new = _target(ctx, node)
-    if new is not None and (node.start_byte, node.end_byte) not in ctx.state(_Declared).spans:
+    if new is not None and (node.start_byte, node.end_byte) not in ctx.state(_Declared).spans \
+            and not (ctx.src[node.start_byte:node.end_byte] in _kept_names() and kept_in_file(ctx, ctx.text(node))):
         ctx.edit(node.start_byte, node.end_byte, new)
         ctx.rewrites += 1
 
@@ -29,6 +31,14 @@ def rename(node: Node, ctx: Context) -> None:
 def _encoded_target(ctx: Context, node: Node, name: str) -> bytes | None:
     new = target_for(ctx, node, name)
     return new.encode() if new is not None else None
+
+
+@lru_cache(maxsize=1)
+def _kept_names() -> frozenset[bytes]:
+    """The macros whose rewrite a file can keep from applying (``kept_if_tested``)."""
+    from hipport.mapping import load_table
+
+    return frozenset(n.encode() for n, m in load_table().macros.items() if m.kept_if_tested)
 
 
 #: The new spelling of a name token as bytes, or None, remembered per name.

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from hipport.context import Context
 from hipport.findings import Effort, Severity
+from hipport.names import kept_in_file
 from hipport.parse import Node
 from hipport.rules import REGISTRY
 
@@ -90,7 +91,11 @@ class CudaMacroRewritten:
     ## Why
     hip-clang does not define `__CUDACC__`; it defines `__HIPCC__`. hipport rewrites the
     test so the branch nvcc took is the one HIP takes, and says so: in a codebase that
-    builds with nvcc and hipcc alike, the test may have been meant for nvcc alone.
+    builds with nvcc and hipcc alike, the test may have been meant for nvcc alone. A file
+    whose conditions test `__HIPCC__` (or `__HIP__`) itself already tells the compilers
+    apart (Eigen: `EIGEN_CUDACC` from `__CUDACC__`, `EIGEN_HIPCC` from `__HIPCC__`): there
+    `__CUDACC__` is kept, and said so, since rewriting it would make a HIP build take the
+    CUDA branches too.
 
     ## Example
 
@@ -179,5 +184,11 @@ def _is_informed(name: str) -> bool:
 def macro_rewritten(node: Node, ctx: Context) -> None:
     """An info finding where a macro marked ``inform`` in macros.toml is rewritten."""
     rule = ctx.view.macro(ctx.text(node))
-    if rule is not None and rule.inform and rule.action == "rewrite":
+    if rule is None or not rule.inform or rule.action != "rewrite":
+        return
+    if kept_in_file(ctx, rule.name):
+        ctx.report(MACRO_REWRITTEN, node, f"{rule.name} kept: this file tests "
+                   f"{' or '.join(rule.kept_if_tested)} itself, so its {rule.name} means CUDA "
+                   "and is left false under HIP")
+    else:
         ctx.report(MACRO_REWRITTEN, node, f"{rule.name} → {rule.target}: {rule.note}")
