@@ -208,3 +208,60 @@ def test_struct_is_dropped_before_a_differently_tagged_hip_typedef():
     src = "struct cudaGraphicsResource *r;\nstruct cudaDeviceProp p;\n"
     assert converted(src) == ("#include <hip/hip_runtime.h>\n"
                               "hipGraphicsResource *r;\nstruct hipDeviceProp_t p;\n")
+
+
+def _declared_type_by_walk(ctx, at, name, pointer):
+    """The route ``declared_type`` replaced (a walk of the whole function per question),
+    kept as its oracle: the last declaration the walk met, right to left."""
+    from hipport.parse import enclosing_function
+    from hipport.rules.released_headers.common import _type_of
+
+    func = enclosing_function(at)
+    found, stack = None, [func] if func is not None else []
+    while stack:
+        node = stack.pop()
+        if node.start_byte >= at.start_byte and node.type != "function_definition":
+            continue
+        if node.type in ("declaration", "parameter_declaration"):
+            found = _type_of(ctx, node, name, pointer) or found
+        stack.extend(node.named_children)
+    return found
+
+
+_SHADOWING = """
+__global__ void k(cudaTextureObject_t t, int n) {
+  unsigned long long t2 = t;
+  { float t; int n = 2; }
+  void (*cb)(float* q, cudaTextureObject_t t) = 0;
+  int* p, **pp, m;
+  auto f = [](unsigned a) { return a; };
+  x(t, n, t2, q, p, pp, m, a);
+  unsigned n2; int t3;
+}
+"""
+
+
+def test_declared_type_agrees_with_the_walk_it_replaced():
+    """For every identifier in a function of the fixtures, examples and a shadowing case:
+    the same type (and the same None) as the old walk, with and without ``pointer``."""
+    from pathlib import Path
+
+    from hipport.parse import walk
+    from hipport.rules.released_headers.common import declared_type
+
+    root = Path(__file__).resolve().parent.parent
+    sources = [_SHADOWING.encode()] + [p.read_bytes() for d in ("fixtures", "examples")
+                                       for p in sorted((root / d).rglob("*.cu"))]
+    asked = typed = 0
+    for src in sources:
+        ctx = analyze(src, "t.cu", Options())
+        for node in walk(ctx.tree.root_node):
+            if node.type != "identifier":
+                continue
+            name = ctx.text(node)
+            for pointer in (False, True):
+                expected = _declared_type_by_walk(ctx, node, name, pointer)
+                assert declared_type(ctx, node, name, pointer) == expected, (name, node.start_point)
+                asked += 1
+                typed += expected is not None
+    assert asked > 10_000 and typed > 1_000  # the corpus asks enough to mean something

@@ -5,13 +5,15 @@ CUDA only."""
 from __future__ import annotations
 
 from collections.abc import Container
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
 from hipport.context import Context
 from hipport.datafiles import toml_data
 from hipport.edits import Edit
-from hipport.parse import Node, enclosing_function
+from hipport.facts import enclosing_function
+from hipport.parse import Node, find_all
 
 
 class Data(NamedTuple):
@@ -66,24 +68,39 @@ def callee(ctx: Context, call: Node, names: "Container[str]") -> Callee | None:
 _DECLARATIONS = ("declaration", "parameter_declaration")
 
 
+@dataclass
+class _Declarations:
+    """Per file: the declarations and parameters of each function asked about, in document
+    order, found once (a query in C) for every ``declared_type`` of the function: a walk of
+    the whole function from Python for each operand asked about was quadratic (HP125 asks
+    for both sides of every binary expression in a file naming a texture object)."""
+
+    by_function: dict[tuple[int, int], list[Node]] = field(default_factory=dict)
+
+
 def declared_type(ctx: Context, at: Node, name: str, pointer: bool = False) -> str | None:
     """The type ``name`` is declared with in the function holding ``at`` (a parameter or a
     declaration before it), normalised (``unsigned  int`` → ``unsigned int``); with
-    ``pointer``, a ``*`` declarator adds ``*``. None when not declared there."""
-    func = enclosing_function(at)
+    ``pointer``, a ``*`` declarator adds ``*``. None when not declared there.
+
+    With several, the first in the file wins, or a declaration of the name inside that
+    one (a parameter of a function type it declares), as the walk this replaced chose."""
+    func = enclosing_function(ctx, at)
     if func is None:
         return None
+    by_function = ctx.state(_Declarations).by_function
+    decls = by_function.get((func.start_byte, func.end_byte))
+    if decls is None:
+        decls = by_function[(func.start_byte, func.end_byte)] = find_all(func, _DECLARATIONS)
     found: str | None = None
-    stack = [func]
-    while stack:
-        node = stack.pop()
-        if node.start_byte >= at.start_byte and node.type != "function_definition":
-            continue
-        if node.type in _DECLARATIONS:
-            t = _type_of(ctx, node, name, pointer)
-            if t is not None:
-                found = t
-        stack.extend(node.named_children)
+    within = -1  # the end of the declaration found: only one inside it may replace it
+    for decl in decls:
+        start = decl.start_byte
+        if start >= at.start_byte or (found is not None and start >= within):
+            break
+        t = _type_of(ctx, decl, name, pointer)
+        if t is not None:
+            found, within = t, decl.end_byte
     return found
 
 
