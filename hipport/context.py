@@ -21,6 +21,7 @@ from hipport.findings import Finding, Severity
 from hipport.options import Options
 from hipport.parse import Node, Tree, function_qualifiers
 from hipport.preprocessor import Branches, model
+from hipport.preprocessor.includers import HEADER_SUFFIXES
 from hipport.registry import prefilters_on
 from hipport.rule import Rule
 from hipport.versions import Version
@@ -36,6 +37,7 @@ _NAME_RE = re.compile(rb"[A-Za-z_]\w*")
 S = TypeVar("S")
 #: ``Context._keeps`` of a wave64-only rule on a target with 64-lane waves.
 _WAVE64 = "wave64"
+_LAST_NAME = re.compile(r"(\w+)\s*$")
 
 
 @dataclass
@@ -60,6 +62,7 @@ class Context:
         self._line_starts = line_starts(self.src)
         self._suppressed = self._scan_suppressions()
         self._kept: dict[str, object] = {}  # rule code -> ``_keeps``
+        self._templates: dict[int, bool] = {}  # function start -> ``_never_instantiated``
 
     # -- per-file state ----------------------------------------------------------
     def state(self, cls: type[S]) -> S:
@@ -184,6 +187,34 @@ class Context:
         quals = function_qualifiers(self.src, func) if func is not None else set()
         return bool(quals & {"__device__", "__global__"}) and "__host__" not in quals
 
+    def _in_uninstantiated_template(self, where: Node | tuple[int, int]) -> bool:
+        """Inside a function template of a source file (a header's may be used elsewhere)
+        whose name the file spells, outside its definition, only in branches the HIP build
+        never compiles: it is never instantiated, so none of its code runs (vLLM's
+        warp_expert_search, a ballot loop called only from ``#ifndef USE_ROCM`` kernels)."""
+        if isinstance(where, tuple) or self.path.endswith(HEADER_SUFFIXES):
+            return False
+        from hipport.facts import enclosing_function  # facts registers visitors: loaded with the rules
+
+        func = enclosing_function(self, where)
+        if func is None:
+            return False
+        found = self._templates.get(func.start_byte)
+        if found is None:
+            found = self._templates[func.start_byte] = self._never_instantiated(func)
+        return found
+
+    def _never_instantiated(self, func: Node) -> bool:
+        if func.parent is None or func.parent.type != "template_declaration":
+            return False
+        decl = func.child_by_field_name("declarator")
+        name = _LAST_NAME.search(self.text(decl).split("(")[0]) if decl is not None else None
+        if name is None:
+            return False
+        uses = [m.start() for m in re.finditer(rb"\b%s\b" % re.escape(name.group(1).encode()), self.src)
+                if not func.start_byte <= m.start() < func.end_byte]
+        return bool(uses) and all(self.in_cuda_only_branch(at) for at in uses)
+
     def is_suppressed(self, code: str, line: int) -> bool:
         for ln in (line, line - 1):
             codes = self._suppressed.get(ln)
@@ -223,6 +254,8 @@ class Context:
         if not hidden and rule.run_time_only and self.branches.gpu_never is not None \
                 and self.branches.device_never(start) and self._in_gpu_only_function(where):
             hidden = True  # only the host pass compiles it, which never generates GPU code
+        if not hidden and rule.run_time_only and self._in_uninstantiated_template(where):
+            hidden = True  # a template the HIP build never instantiates generates no code
         if hidden and not opts.all_branches:
             return False
         line, col = self.position(start)

@@ -511,3 +511,24 @@ def test_thirty_two_thread_groups_of_a_wave64_aware_project_are_its_choice() -> 
     assert codes_on(aware + kernel, "HP204") == []
     assert codes_on(aware + broadcast, "HP204") == [9, 10, 11]
     assert codes_on(kernel, "HP204") == [2, 3, 4]
+
+
+def test_a_template_the_hip_build_never_instantiates_runs_nothing() -> None:
+    """vLLM's quantization/activation_kernels.cu: ``warp_expert_search<Idx_t>`` (a 32-bit
+    ballot loop) is called only from kernels under ``#ifndef USE_ROCM``: the HIP build
+    never instantiates it. Called from compiled code too, or in a header (another file may
+    call it), its findings stay."""
+    helper = ("template <typename T>\n"
+              "__device__ int search(const T *p, T v) {\n"
+              "  unsigned mask = __ballot_sync(~0ull, *p <= v);\n"
+              "  return __popc(mask);\n"
+              "}\n")
+    cuda_only = "#ifndef USE_ROCM\n__global__ void k(int *p) { *p = search<int>(p, 3); }\n#endif\n"
+    live = "__global__ void h(int *p) { *p = search(p, 4); }\n"
+    named = Options(hip_guards=DEFAULT_HIP_GUARDS + ("USE_ROCM",))
+    assert codes_on(helper + cuda_only, "HP202", options=named) == []
+    assert codes_on(helper + cuda_only, "HP203", options=named) == []
+    assert codes_on(helper + cuda_only + live, "HP202", options=named) == [3]
+    assert codes_on(helper + cuda_only, "HP202", options=named, path="t.cuh") == [3]
+    assert codes_on(helper.replace("template <typename T>\n", "#define T int\n") + cuda_only,
+                    "HP202", options=named) == [3]  # not a template: compiled, and it runs
