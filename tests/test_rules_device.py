@@ -83,6 +83,28 @@ def test_an_arch_condition_is_one_finding_not_one_per_token() -> None:
     assert codes == [(1, "HP309"), (4, "HP118"), (4, "HP309"), (7, "HP118")]
 
 
+def test_a_version_test_names_and_spans_the_branch_the_hip_build_compiles() -> None:
+    """HIP defines no CUDART_VERSION (0 in #if): the finding at the test says which lines
+    the HIP build compiles instead and spans them, so their compile errors are its own."""
+    src = ("#if CUDART_VERSION >= 2020\nint modern;\n#else\nint old;\nint older;\n#endif\n"
+           "#if CUDART_VERSION < 4000\nint fallback;\n#endif\n"
+           "#if CUDA_VERSION >= 12000\nint twelve;\n#endif\n"
+           "#define CUDART_VERSION_SEEN 1\n#if defined(X)\n#elif CUDART_VERSION >= 2020\nint e;\n#else\nint f;\n#endif\n")
+    found = [(f.line, f.end_line, f.message[f.message.find("a HIP build"):] if "a HIP build" in f.message
+              else "") for f in run(src) if f.code == "HP106"]
+    assert found == [
+        (1, 5, "a HIP build, where CUDART_VERSION is undefined (0 in #if), compiles lines 4-5 "
+               "(the #else branch), which every CUDA since 2.2 skips"),
+        (7, 8, "a HIP build, where CUDART_VERSION is undefined (0 in #if), compiles lines 8-8 "
+               "(the #if branch), which every CUDA since 4.0 skips"),
+        (10, 10, ""),  # no #else: nothing compiled instead
+        (15, 15, ""),  # an #elif: what HIP takes depends on the tests before it
+    ]
+    # a project that defines CUDART_VERSION itself: its tests are moot (AboutAName), no claim
+    assert [(f.line, f.end_line) for f in run("#define CUDART_VERSION 12000\n" + src) if f.code == "HP106"] \
+        == [(11, 11)]
+
+
 _EVALUABLE = (ast.Expression, ast.Name, ast.Load, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div,
               ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift)
 

@@ -61,6 +61,74 @@ def _reported_macros() -> frozenset[str]:
 def cuda_macro_test(node: Node, ctx: Context) -> None:
     name = ctx.text(node)
     macro = ctx.view.macro(name)
-    if macro is not None and macro.action == "report":
-        ctx.report(CudaMacroTest, node, f"{name}: {macro.note}",
-                   "Add the HIP condition explicitly (HIP_VERSION, __HIP_PLATFORM_AMD__).")
+    if macro is None or macro.action != "report":
+        return
+    where: Node | tuple[int, int] = node
+    message = f"{name}: {macro.note}"
+    taken = _branch_hip_compiles(node, ctx)
+    if taken is not None:
+        # The finding spans the branch too: what fails to compile there is this test's doing.
+        (start, end), what = taken
+        first, last = ctx.position(start)[0], ctx.position(end)[0]
+        where = (node.start_byte, end)
+        message += (f"; a HIP build, where {name} is undefined (0 in #if), compiles lines "
+                    f"{first}-{last} ({what}){_never_in_cuda(node, ctx)}")
+    ctx.report(CudaMacroTest, where, message,
+               "Add the HIP condition explicitly (HIP_VERSION, __HIP_PLATFORM_AMD__).")
+
+
+_CONDITIONALS = ("preproc_if", "preproc_elif")
+_COMPARE = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<": lambda a, b: a < b,
+            "<=": lambda a, b: a <= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def _branch_hip_compiles(node: Node, ctx: Context) -> tuple[tuple[int, int], str] | None:
+    """For ``#if NAME >= 2020`` (any comparison with a number): the branch a HIP build
+    compiles, where NAME is undefined and so 0 — the ``#if`` body when that holds, else its
+    ``#else`` — as (start, end) bytes and which it is. None for any other test (an
+    ``#elif``'s depends on the tests before it) or an ``#elif`` next. (A project that
+    defines NAME itself has no such finding: ``AboutAName``.)"""
+    test = node.parent
+    if test is None or test.type != "binary_expression" or test.child_by_field_name("left") != node:
+        return None
+    op, right = test.child_by_field_name("operator"), test.child_by_field_name("right")
+    chain = test.parent
+    if op is None or right is None or ctx.text(op) not in _COMPARE or not ctx.text(right).isdigit() \
+            or chain is None or chain.type != "preproc_if" or chain.child_by_field_name("condition") != test:
+        return None
+    if _COMPARE[ctx.text(op)](0, int(ctx.text(right))):
+        branch, what = chain, "the #if branch"
+    else:
+        branch, what = chain.child_by_field_name("alternative"), "the #else branch"
+        if branch is None or branch.type != "preproc_else":
+            return None
+    body = _body(branch, ctx)
+    return (body, what) if body is not None else None
+
+
+def _body(node: Node, ctx: Context) -> tuple[int, int] | None:
+    """An ``#if``/``#elif``/``#else`` branch's lines: from the line after its directive to
+    the next directive of the chain (None when empty)."""
+    head = node.child_by_field_name("condition") if node.type in _CONDITIONALS else node.children[0]
+    start = ctx.src.find(b"\n", head.end_byte) + 1
+    alternative = node.child_by_field_name("alternative") if node.type in _CONDITIONALS else None
+    end = alternative.start_byte if alternative is not None else (
+        node.children[-1].start_byte if node.type == "preproc_if" else node.end_byte)
+    end = start + len(ctx.src[start:end].rstrip())  # its last line, not the next directive's
+    return (start, end) if 0 < start < end else None
+
+
+def _never_in_cuda(node: Node, ctx: Context) -> str:
+    """``, which every CUDA since 2.2 skips`` for ``NAME >= 2020`` / ``NAME < 2020`` (either
+    way the HIP build takes the old-CUDA branch); empty for any other test."""
+    test = node.parent
+    if test is None or test.type != "binary_expression" or test.child_by_field_name("left") != node:
+        return ""
+    op, right = test.child_by_field_name("operator"), test.child_by_field_name("right")
+    value = ctx.text(right) if right is not None and right.type == "number_literal" else ""
+    if not value.isdigit() or op is None or ctx.text(op) not in (">=", ">", "<", "<="):
+        return ""
+    number = int(value) + (1 if ctx.text(op) in (">", "<=") else 0)
+    if number < 1000:
+        return ""  # not a CUDA version (1000 * major + 10 * minor)
+    return f", which every CUDA since {number // 1000}.{number % 1000 // 10} skips"
