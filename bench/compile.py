@@ -9,7 +9,8 @@ target's HIP headers, and print how much compiles and whether hipport predicted 
 
 A *program* is each entry directly under a corpus directory (a subdirectory, or a file on
 its own); it passes when every unit of it compiles. Units are the converted sources
-``hipport verify`` checks (translation units, and headers no unit includes). The first
+``hipport verify`` checks (translation units, and headers no unit includes; a file that
+another file includes is checked through it, or counted as not reached). The first
 error of each failing unit is reduced to a category (its message with names and numbers
 blanked) and the commonest are listed. Not part of the test suite: it runs the compiler
 on every unit (about 0.9 s each on 2 cores).
@@ -31,6 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from hipport import verify as V  # noqa: E402
+from hipport import verify_units as U  # noqa: E402
 from hipport.convert import convert, plan  # noqa: E402
 from hipport.options import Options  # noqa: E402
 from hipport.versions import parse_version  # noqa: E402
@@ -63,16 +65,16 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
     the_plan = plan(corpus, str(out), in_place=False, diff=False)
     options = Options(apply_fixes=True, rocm=target, exclude=EXCLUDE, jobs=jobs, engine=engine,
                       offload_arch=(arch,))
-    units: list[V.Unit] = []
+    units: list[U.Unit] = []
     start = time.monotonic()
-    for _ in V.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
+    for _ in U.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
         pass
     converted = time.monotonic() - start
     start = time.monotonic()
     cpu = _children_cpu()
-    shared = V.converted_dirs(the_plan, includes)
+    shared = U.converted_dirs(the_plan, includes)
     result = V.verify(units, compiler=chosen, target=target, arch=arch,
-                      includes=[*shared, *V.include_roots(the_plan)], jobs=jobs)
+                      includes=[*shared, *U.include_roots(the_plan)], jobs=jobs)
     wall = time.monotonic() - start
     cpu = _children_cpu() - cpu
 
@@ -117,6 +119,7 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
         "convert_seconds": round(converted, 1),
         "first_errors": categories.most_common(12),
         "unpredicted": unpredicted,
+        "not_reached": [f"{rel(p)} (included by {rel(i)}:{n})" for p, (i, n) in sorted(result.unreached.items())],
         "verdicts": [[rel(v.unit), _where(v, out), v.kind, v.diagnostic.message]
                      for v in result.verdicts],
     }
@@ -148,6 +151,7 @@ def show(r: dict) -> str:
              "the rest within a few lines or by name)",
              f"time     {r['seconds_per_unit']} s wall and {r['cpu_seconds_per_unit']} s CPU per unit "
              f"(the compiler's; {r['wall_seconds']} s wall for all; convert {r['convert_seconds']} s)",
+             f"included files not reached by any unit (not checked alone): {len(r['not_reached'])}",
              "first errors of failing units:"]
     lines += [f"  {n:4d}  {c}" for c, n in r["first_errors"]]
     if r["unpredicted"]:

@@ -117,7 +117,7 @@ def verify_command(ctx: click.Context, paths: tuple[Path, ...], fetch_headers: b
     Exit status: 0 when everything compiles or fails only for older-compiler/not-installed
     reasons, 1 on other compile errors, 2 when no compiler or header set is available.
     """
-    from hipport.verify import units_from_paths
+    from hipport.verify_units import units_from_paths
 
     if fetch_headers:
         _fetch_headers(ctx)
@@ -195,7 +195,7 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
     observe = (lambda r: stats.add_result(r, opts)) if stats is not None else None
     results = with_progress(run_convert(the_plan, opts, stdout_bytes, observe), quiet, inputs, opts)
     if ctx.params["verify"]:
-        from hipport.verify import units_from_convert
+        from hipport.verify_units import units_from_convert
 
         results = units_from_convert(the_plan, results, units)
     # Under --check nothing is converted: statuses read "would convert", as in scan.
@@ -225,7 +225,7 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
     if the_plan.check and changed:
         status = max(status, EXIT_FINDINGS)
     if ctx.params["verify"]:
-        from hipport.verify import converted_dirs, include_roots
+        from hipport.verify_units import converted_dirs, include_roots
 
         status = max(status, _run_verify(ctx, opts, units, include_roots(the_plan),
                                          converted_dirs(the_plan, ctx.params["include_dirs"])))

@@ -31,7 +31,8 @@ with clang (about 0.9 s a unit on 2 cores)::
 
 ``-std=c++17`` because the 6.3 and 7.2.1 targets compile as C++17. ``-H`` lists the
 headers each unit reaches, so a header no unit includes is checked on its own (``-x hip``
-on the header) and the others are checked through their includers. Host and device are
+on the header) and the others are checked through their includers; a file that another
+file of the tree includes is never a unit of its own (``hipport.verify_units``). Host and device are
 both checked (the driver runs both front ends); inline PTX is only rejected by the
 backend, which ``-fsyntax-only`` skips, so it stays the rules' job.
 """
@@ -40,26 +41,22 @@ from __future__ import annotations
 import re
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hipport.compilers import DEFAULT_ARCH, Compiler, NoCompiler, compile_env, select
-from hipport.convert import Plan, destination
-from hipport.files import looks_like_cuda, read_bytes
+from hipport.files import read_bytes
 from hipport.headers import own_words
 from hipport.findings import Finding
-from hipport.options import Options
-from hipport.pipeline import FileResult, scan_paths
+from hipport.verify_units import Unit, includers, outermost
 from hipport.versions import Version, short_version
 
 #: An error this many lines after an older-compiler one is its cascade ("expected ';'").
 CASCADE = 2
 #: Seconds one unit may take; ROCm 5.2 needs ~1-2 s, a slow CI runner several times that.
 TIMEOUT = 180
-#: Extensions compiled as translation units; every other file is a header.
-UNIT_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c"})
 PREDICTED, OLDER, NOT_INSTALLED, MISSING, UNPREDICTED = (
     "predicted", "older-compiler", "not-installed", "missing-header", "unpredicted")
 KINDS = (PREDICTED, OLDER, NOT_INSTALLED, MISSING, UNPREDICTED)
@@ -83,18 +80,6 @@ class Diagnostic:
 
     def key(self) -> tuple:
         return (str(self.path or ""), self.line, self.col, self.severity, self.message)
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A converted file to check, with the findings that concern it in its own line numbers."""
-
-    path: Path
-    findings: tuple[Finding, ...] = ()
-
-    @property
-    def is_translation_unit(self) -> bool:
-        return self.path.suffix.lower() in UNIT_SUFFIXES
 
 
 @dataclass
@@ -128,6 +113,9 @@ class Verification:
     runs: list[Compiled]
     verdicts: list[Verdict]
     target: Version = (7, 2, 1)
+    #: files another file of the tree includes that no compile reached: path -> (includer,
+    #: line). Not checked alone (``hipport.verify_units``); the includer's verdict stands.
+    unreached: dict[Path, tuple[Path, int]] = field(default_factory=dict)
 
     def failed(self) -> list[Compiled]:
         return [r for r in self.runs if r.returncode != 0]
@@ -284,7 +272,8 @@ _NOT_FOUND = re.compile(r"^'(?P<header>[^']+)' file not found")
 def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping[Path, list[Finding]],
              *, compiler_version: Version | None, target: Version,
              lookup: Callable[[str], list], library_headers: frozenset[str],
-             filled: tuple[Version, frozenset[str]] | None = None) -> list[Verdict]:
+             filled: tuple[Version, frozenset[str]] | None = None,
+             foreign: Callable[[Diagnostic], str] = lambda d: "") -> list[Verdict]:
     """One verdict per distinct error, in (path, line, col) order.
 
     ``findings`` has a key for every checked file. An error inside a header that is not one
@@ -309,6 +298,8 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
         if missing and missing["header"] in library_headers:
             kind, reason = NOT_INSTALLED, (f"{missing['header']} belongs to a ROCm library that is "
                                            "not installed here; the rest of this file was not checked")
+        elif reason := foreign(d):
+            kind = NOT_INSTALLED
         elif reason := dated_after(d.message, compiler_version, target, lookup, filled):
             kind = OLDER
         elif near:
@@ -333,6 +324,31 @@ def classify(diags_by_unit: Iterable[tuple[Path, Diagnostic]], findings: Mapping
         if v.kind == UNPREDICTED and (cause := predicted_at.get((v.path, v.line))) is not None:
             v.kind, v.reason = PREDICTED, f"follows the predicted error at line {cause.line}"
     return verdicts
+
+
+def foreign_library(d: Diagnostic, checked: Mapping[Path, object], compiler: Compiler,
+                    libraries: Mapping[str, str], project: Iterable[Path]) -> str:
+    """Why an error is this machine's library, not the code: it is inside a ROCm library
+    header (a folder such as ``rocrand/`` that a mapped header lives in) found outside the
+    header set, and no note ties it to a checked file (only the include does). A header set
+    holds the HIP runtime alone, so any library header comes from elsewhere, of another
+    release: Debian's rocRAND 5.3.3 in /usr/include reads ``HIP_vector_type::data`` and
+    calls ``memset`` through HIP 5's hip_runtime.h, which HIP 7.1's no longer has. An
+    instantiation from the project's code leaves a note in the checked file and is judged
+    there as usual; "" when any of this does not hold."""
+    hs = compiler.headers
+    if hs is None or d.path is None or d.path in checked or hs.root.resolve() in d.path.parents:
+        return ""
+    if any(Path(m["path"]).resolve() in checked for n in d.notes if (m := _DIAG.match(n))):
+        return ""
+    if any(Path(p).resolve() in d.path.parents for p in project):
+        return ""
+    top = next((p for p in d.path.parents if p.name in libraries), None)
+    if top is None:
+        return ""
+    return (f"inside {top}/, this machine's {libraries[top.name]}, not the target release's (the "
+            f"HIP {short_version(hs.version)} header set has the HIP runtime only): the library "
+            "for the target is not installed here")
 
 
 def _lines(d: Diagnostic, path: Path | None, line: int) -> frozenset[int]:
@@ -422,123 +438,38 @@ def _follows(path: Path | None, line: int, earlier: list[Verdict]) -> Verdict | 
 
 def verify(units: Iterable[Unit], *, compiler: Compiler, target: Version, arch: str = DEFAULT_ARCH,
            includes: Iterable[Path] = (), jobs: int = 2) -> Verification:
-    """Compile every translation unit, then every header no unit reached, and classify."""
+    """Compile every translation unit that no file includes, then for each file no compile
+    reached the outermost file that includes it (itself when none does: a header alone,
+    or plain C++ hipport left alone whose header hipport changed), and classify."""
     from hipport.mapping import load_table
 
     units = sorted({u.path.resolve(): u for u in units}.values(), key=lambda u: str(u.path))
     includes = list(includes)
+    included = includers((u.path for u in units), includes)
+    units = [u for u in units if u.checked]
 
-    def run(paths: list[Path]) -> list[Compiled]:
+    def run(paths: Iterable[Path]) -> list[Compiled]:
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             return list(pool.map(lambda p: compile_one(compiler, p, arch=arch, includes=includes), paths))
 
-    runs = run([u.path for u in units if u.is_translation_unit])
-    reached = set().union(*(r.headers for r in runs)) if runs else set()
-    runs += run([u.path for u in units if not u.is_translation_unit and u.path.resolve() not in reached])
-    findings = {u.path.resolve(): list(u.findings) for u in units}
+    runs = run(u.path.resolve() for u in units if u.is_translation_unit and u.path.resolve() not in included)
+    reached = {r.path for r in runs}.union(*(r.headers for r in runs))
+    pending = [u.path.resolve() for u in units if u.path.resolve() not in reached]
+    runs += run(p for p in dict.fromkeys(outermost(p, included) for p in pending) if p not in reached)
+    reached = {r.path for r in runs}.union(*(r.headers for r in runs))
+    unreached = {p: included[p] for p in pending if p in included and p not in reached}
+    findings = {r.path: [] for r in runs} | {u.path.resolve(): list(u.findings) for u in units}
     table = load_table()
     library_headers = frozenset(h for rule in table.headers.values() for h in (rule.hip, rule.roc) if h)
     hs = compiler.headers
     filled = (hs.filled_from, own_words(hs)) if hs is not None and hs.filled_from else None
+    libraries = {h.split("/")[0]: rule.library for rule in table.headers.values()
+                 if rule.library not in ("", "HIP", "hipRTC") for h in (rule.hip, rule.roc) if h and "/" in h}
     verdicts = classify(((r.path, d) for r in runs for d in r.diagnostics), findings,
                         compiler_version=compiler.hip_version, target=target,
-                        lookup=table.find_by_target, library_headers=library_headers, filled=filled)
-    return Verification(compiler, arch, runs, verdicts, target)
-
-
-def at_output(f: Finding, dest: Path) -> Finding:
-    """A convert finding moved onto the converted file ``dest`` and its line numbers
-    (``Finding.output_line``; 0 when convert changed nothing in the file)."""
-    if not f.output_line:
-        return replace(f, path=str(dest))
-    shift = f.output_line - f.line
-    return replace(f, path=str(dest), line=f.output_line, end_line=(f.end_line or f.line) + shift)
-
-
-# -- what to check -------------------------------------------------------------------------
-
-_HIP_HINT = re.compile(rb"hip[A-Z_]|<hip/|__global__|__device__")
-
-
-def worth_checking(data: bytes) -> bool:
-    """CUDA- or HIP-looking text; plain C++ that hipport left alone is not its output to judge."""
-    return looks_like_cuda(data) or _HIP_HINT.search(data) is not None
-
-
-def units_from_convert(plan_: Plan, results: Iterable[FileResult], into: list[Unit]) -> Iterator[FileResult]:
-    """Pass convert's results through, noting each written source in ``into``.
-
-    Findings are made on the input's lines and moved onto the output's (the converter adds
-    and drops include lines): convert gives each its output line.
-    """
-    for r in results:
-        yield r
-        if r.status not in ("converted", "unchanged") or r.source is None or not r.source.is_source:
-            continue  # build files (CMakeLists.txt …) are converted too, but are no units
-        target = next(t for t in plan_.targets if _within(r.source.path, t.input))
-        dest = destination(target, r)
-        try:
-            data = read_bytes(dest)
-        except OSError:
-            continue
-        if r.status == "unchanged" and not worth_checking(data):
-            continue
-        into.append(Unit(dest, tuple(at_output(f, dest) for f in r.findings)))
-
-
-def _within(path: Path, root: Path) -> bool:
-    path, root = path.resolve(), root.resolve()
-    return path == root or root in path.parents
-
-
-def include_roots(plan_: Plan) -> list[Path]:
-    """The output tree's roots: converted code includes its own headers from there."""
-    roots = []
-    for t in plan_.targets:
-        if t.root is not None:
-            roots.append(t.root)
-        elif t.file is not None:
-            roots.append(t.file.parent)
-        else:
-            roots.append(t.input if t.input.is_dir() else t.input.parent)
-    return list(dict.fromkeys(roots))
-
-
-def converted_dirs(plan_: Plan, dirs: Iterable[Path]) -> list[Path]:
-    """``-I`` directories as the compiler must see them: one inside a converted input tree
-    is its converted copy (``convert samples -o out --verify -I samples/Common`` checks
-    against ``out/Common``, which the conversion wrote; the CUDA original would bring CUDA
-    headers back). Others stay as given."""
-    out = []
-    for d in dirs:
-        for t in plan_.targets:
-            if t.root is not None and t.input.is_dir() and _within(d, t.input):
-                out.append(t.root / d.resolve().relative_to(t.input.resolve()))
-                break
-        else:
-            out.append(d)
-    return out
-
-
-def units_from_paths(paths: Iterable[Path], options: Options) -> list[Unit]:
-    """Already converted code: each source worth checking, with the findings a scan makes on it.
-
-    ``.hip`` is scanned too: it is what converted code is often named, though no CUDA
-    input has it.
-    """
-    units = []
-    if ".hip" not in options.extensions:
-        options = replace(options, extensions=(*options.extensions, ".hip"))
-    for r in scan_paths(paths, options):
-        if r.source is None or r.status in ("error", "skipped", "other"):
-            continue
-        try:
-            data = read_bytes(r.source.path)
-        except OSError:
-            continue
-        if worth_checking(data):
-            units.append(Unit(r.source.path, tuple(r.findings)))
-    return units
+                        lookup=table.find_by_target, library_headers=library_headers, filled=filled,
+                        foreign=lambda d: foreign_library(d, findings, compiler, libraries, includes))
+    return Verification(compiler, arch, runs, verdicts, target, unreached)
 
 
 def run_and_report(units: list[Unit], *, target: Version, arch: str, includes: Iterable[Path],
@@ -552,7 +483,7 @@ def run_and_report(units: list[Unit], *, target: Version, arch: str, includes: I
     except NoCompiler as e:
         echo(f"hipport: verify: {e}", err=True)
         return 2
-    if not units:
+    if not any(u.checked for u in units):
         echo("hipport verify: no CUDA or HIP sources to check")
         return 0
     result = verify(units, compiler=chosen, target=target, arch=arch, includes=includes, jobs=jobs)

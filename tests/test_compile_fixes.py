@@ -15,6 +15,7 @@ import os
 import pytest
 
 from hipport import verify as V
+from hipport import verify_units as U
 from hipport.convert import convert, plan
 from hipport.options import Options
 from hipport.report.verify import render
@@ -176,12 +177,12 @@ def test_the_fixed_constructs_compile_against_the_targets_headers(rocm, tmp_path
         (src / name).write_text(text)
     out = tmp_path / "hip"
     the_plan = plan([src], str(out), in_place=False, diff=False)
-    units: list[V.Unit] = []
-    for _ in V.units_from_convert(the_plan, convert(the_plan, Options(apply_fixes=True, rocm=target),
+    units: list[U.Unit] = []
+    for _ in U.units_from_convert(the_plan, convert(the_plan, Options(apply_fixes=True, rocm=target),
                                                     emit=lambda _: None), units):
         pass
     assert sorted(u.path.name for u in units) == sorted(CASES)
-    result = V.verify(units, compiler=compiler, target=target, includes=V.include_roots(the_plan))
+    result = V.verify(units, compiler=compiler, target=target, includes=U.include_roots(the_plan))
     assert result.verdicts == [] and not result.failed(), render(result)
     assert all(f.fixed for u in units for f in u.findings
                if f.code in ("HP201", "HP202", "HP217", "HP332", "HP334", "HP335", "HP122", "HP123", "HP124", "HP337")), [f for u in units for f in u.findings]

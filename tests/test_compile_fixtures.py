@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from hipport import verify as V
+from hipport import verify_units as U
 from hipport.convert import convert, plan
 from hipport.options import Options
 from hipport.report.verify import render
@@ -123,12 +124,12 @@ def test_every_fixture_and_example_compiles_or_is_expected_to_fail(rocm, tmp_pat
     the_plan = plan(INPUTS, str(out), in_place=False, diff=False)
     options = Options(apply_fixes=True, rocm=parse_version(rocm), exclude=EXCLUDE, jobs=1,
                       engine=ENGINE)
-    units: list[V.Unit] = []
-    for _ in V.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
+    units: list[U.Unit] = []
+    for _ in U.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
         pass
     assert units, "no translation units found under fixtures/ and examples/"
     result = V.verify(units, compiler=compiler, target=options.rocm,
-                      includes=V.include_roots(the_plan) + [out / d for d in INCLUDE_DIRS], jobs=2)
+                      includes=U.include_roots(the_plan) + [out / d for d in INCLUDE_DIRS], jobs=2)
     report = render(result)
 
     failing = {_rel(r.path, out) for r in result.failed()}

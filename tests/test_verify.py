@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from hipport import compilers as C
 from hipport import verify as V
+from hipport import verify_units as U
 from hipport.cli import main
 from hipport.findings import Finding, Severity
 
@@ -141,9 +142,9 @@ def test_system_header_errors_are_judged_at_the_include_once(tmp_path):
 
 def test_findings_move_to_their_output_lines(tmp_path):
     dest = tmp_path / "a.hip"
-    moved = V.at_output(replace(finding(dest, 4, end=6), output_line=5), dest)
+    moved = U.at_output(replace(finding(dest, 4, end=6), output_line=5), dest)
     assert (moved.line, moved.end_line, moved.path) == (5, 7, str(dest))
-    assert V.at_output(finding(dest, 4), dest).line == 4  # convert changed nothing
+    assert U.at_output(finding(dest, 4), dest).line == 4  # convert changed nothing
 
 
 def test_a_finding_predicts_errors_on_its_own_lines_and_in_macros_it_is_in(tmp_path):
@@ -346,3 +347,96 @@ def test_errors_that_follow_a_predicted_one_are_its_cascade(tmp_path):
     assert [(v.line, v.kind) for v in verdicts] == [
         (2, V.PREDICTED), (2, V.PREDICTED), (3, V.PREDICTED), (4, V.UNPREDICTED)]
     assert verdicts[2].reason == "follows the predicted error at line 2, where what it names is declared"
+
+
+FAKE_H = """#!{python}
+import pathlib, re, sys
+if sys.argv[1] == "--version":
+    print("HIP version: 7.2.53211-0")
+    sys.exit(0)
+unit = pathlib.Path(sys.argv[-1])
+with open({log!r}, "a") as log:
+    log.write(unit.name + "\\n")
+for m in re.finditer(r'#include "([^"]+)"', unit.read_text()):  # -H, up to a missing header
+    if not (unit.parent / m[1]).exists():
+        print(f"{{unit}}:1:10: fatal error: '{{m[1]}}' file not found", file=sys.stderr)
+        sys.exit(1)
+    print(f". {{unit.parent / m[1]}}", file=sys.stderr)
+"""
+
+
+def test_a_file_another_includes_is_checked_through_it_not_alone(tmp_path, monkeypatch):
+    # simpleGLES's graphics_interface.c (#included by its .cu) and smokeParticles'
+    # framebufferObject.h (included by plain GL C++) gave errors checked alone that said
+    # nothing about the translation: each is compiled only through its outermost includer
+    import sys
+
+    log = tmp_path / "compiled"
+    exe = tmp_path / "bin" / "hipcc"
+    exe.parent.mkdir()
+    exe.write_text(FAKE_H.format(python=sys.executable, log=str(log)))
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("HIPCC", str(exe))
+    src = tmp_path / "src"
+    src.mkdir()
+    cuda = "#include <cuda_runtime.h>\ninline void f() { cudaDeviceSynchronize(); }\n"
+    (src / "main.cu").write_text('#include "impl.c"\n__global__ void k() {}\n')
+    (src / "impl.c").write_text(cuda)
+    (src / "plain.cpp").write_text('#include "helper.h"\nint main() { return 0; }\n')
+    (src / "helper.h").write_text(cuda)
+    (src / "stops.cu").write_text('#include "missing.h"\n#include "after.h"\n__global__ void g() {}\n')
+    (src / "after.h").write_text(cuda)
+    (src / "alone.h").write_text(cuda)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["convert", "src", "-o", "out", "--verify", "--no-report", "-j", "1"])
+    assert result.exit_code == 1, result.output  # missing.h (line 2 once hip_runtime.h is added)
+    assert sorted(log.read_text().split()) == ["alone.h", "main.cu", "plain.cpp", "stops.cu"]
+    assert "out/after.h: not checked: included by out/stops.cu:3, whose compile did not reach it" \
+        in result.output
+    assert "4 files checked, 3 compile, 1 fail, 1 included files not reached;" in result.output
+
+
+def test_includers_and_outermost(tmp_path):
+    from hipport.verify_units import includers, outermost
+
+    (tmp_path / "inc").mkdir()
+    a, b, c, d = (tmp_path / n for n in ("a.cu", "b.h", "inc/c.h", "d.h"))
+    a.write_text('#include "b.h"\n  #  include <c.h>\n')
+    b.write_text('#include "d.h"\n')
+    c.write_text('#include "../d.h"\n')
+    d.write_text('#include "b.h"\n')  # a cycle b -> d -> b
+    (tmp_path / "inc" / "d.h").write_text("")  # beside c.h, not a checked file: it wins there
+    found = includers([a, b, c, d], [tmp_path / "inc"])
+    assert found == {b: (a, 1), c: (a, 2), d: (b, 1)}
+    assert outermost(d, found) == a and outermost(a, found) == a
+    assert outermost(b, {b: (d, 1), d: (b, 1)}) == b  # a cycle: the file itself
+
+
+def test_an_error_inside_this_machines_older_rocm_library_is_not_installed(tmp_path):
+    # Debian's rocRAND 5.3.3 in /usr/include against HIP 7.1's headers: "no member named
+    # 'data' in 'HIP_vector_type<unsigned int, 4>'" inside rocrand_philox4x32_10.h, reached
+    # from the program's #include <hiprand/hiprand_kernel.h> (cuda-samples MonteCarloMultiGPU)
+    from hipport.headers import HeaderSet
+
+    unit = (tmp_path / "mc.cpp").resolve()
+    lib = Path("/usr/include/rocrand/rocrand_philox4x32_10.h")
+    chain = (f"{unit}:31", "/usr/include/hiprand/hiprand_kernel.h:54")
+    inside = V.Diagnostic(lib, 193, 47, "error", "no member named 'data' in 'HIP_vector_type<unsigned int, 4>'",
+                          included_from=chain)
+    with_note = replace(inside, notes=(f"{unit}:40:3: note: in instantiation of function template "
+                                       "specialization requested here",))
+    checked = {unit: []}
+    libraries = {"rocrand": "hipRAND", "hiprand": "hipRAND"}
+    clang = C.Compiler(Path("/usr/bin/clang++-19"), (7, 1, 0), HeaderSet(tmp_path / "set", (7, 1, 25424)))
+    reason = V.foreign_library(inside, checked, clang, libraries, [])
+    assert "inside /usr/include/rocrand/, this machine's hipRAND, not the target release's" in reason
+    verdicts = V.classify([(unit, inside)], checked, compiler_version=(7, 1, 0), target=(7, 2, 1),
+                          lookup=lambda n: [], library_headers=frozenset(),
+                          foreign=lambda d: V.foreign_library(d, checked, clang, libraries, []))
+    assert [(v.kind, v.line) for v in verdicts] == [(V.NOT_INSTALLED, 31)]
+    # an instantiation from the project's code is judged there; the user's own ROCm, a
+    # project folder of that name and a folder no mapped header lives in are not this case
+    assert V.foreign_library(with_note, checked, clang, libraries, []) == ""
+    assert V.foreign_library(inside, checked, replace(clang, headers=None), libraries, []) == ""
+    assert V.foreign_library(inside, checked, clang, libraries, [Path("/usr/include")]) == ""
+    assert V.foreign_library(inside, checked, clang, {"hipcub": "hipCUB"}, []) == ""

@@ -23,6 +23,9 @@ def render(v: Verification) -> str:
     for r in sorted(v.runs, key=lambda r: str(r.path)):
         if r.failure:
             lines.append(f"{_shown(r.path)}: not checked: {r.failure}")
+    for path, (includer, line) in sorted(v.unreached.items(), key=lambda item: str(item[0])):
+        lines.append(f"{_shown(path)}: not checked: included by {_shown(includer)}:{line}, "
+                     "whose compile did not reach it (not a unit of its own)")
     for verdict in v.verdicts:
         d = verdict.diagnostic
         where = f"{_shown(d.path)}:{d.line}:{d.col}" if d.path else "hipcc"
@@ -38,5 +41,7 @@ def render(v: Verification) -> str:
     counts = ", ".join(f"{v.count(k)} {k}" for k in KINDS)
     total = len(v.verdicts) + sum(x.more for x in v.verdicts)
     lines.append(f"hipport verify: {len(v.runs)} files checked, {len(v.runs) - len(failed)} compile, "
-                 f"{len(failed)} fail; {total} errors ({len(v.verdicts)} judged): {counts}")
+                 f"{len(failed)} fail"
+                 + (f", {len(v.unreached)} included files not reached" if v.unreached else "")
+                 + f"; {total} errors ({len(v.verdicts)} judged): {counts}")
     return "\n".join(lines) + "\n"
