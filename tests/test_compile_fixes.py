@@ -133,6 +133,23 @@ CUresult map(CUdeviceptr *dptr, CUdeviceptr d_ptr, size_t chunk, int i, CUmemGen
   return cuMemMap(next - chunk, chunk, 0, h, 0);
 }
 """,
+    # cuda-samples shfl_scan.cu:77/100: two locals named `mask` (one a computed subset);
+    # "The mask must be a 64-bit integer" at both calls.
+    "mask_blocks.cu": """#include <cuda_runtime.h>
+__global__ void k(int *d, int width) {
+  int value = d[threadIdx.x], lane_id = threadIdx.x % warpSize;
+  for (int i = 1; i <= width; i *= 2) {
+    unsigned int mask = 0xffffffff;
+    int n = __shfl_up_sync(mask, value, i, width);
+    if (lane_id >= i) value += n;
+  }
+  if (lane_id < (blockDim.x / warpSize)) {
+    int mask = (1 << (blockDim.x / warpSize)) - 1;
+    value += __shfl_up_sync(mask, value, 1, (blockDim.x / warpSize));
+  }
+  d[threadIdx.x] = value;
+}
+""",
     # A file that tells the compilers apart (Eigen 3.4's Macros.h): with __CUDACC__
     # rewritten to __HIPCC__, "redefinition of 'fast_exp'" (both branches compiled).
     "compiler_apart.cu": """#include <cuda_runtime.h>

@@ -188,12 +188,46 @@ def test_local_mask_variable_used_only_as_masks_is_widened() -> None:
     assert out.endswith(BALLOT_VAR.replace("unsigned m", "unsigned long long m"))
 
 
+#: cuda-samples 11.8 shfl_scan.cu:77/100 (BSD-3-Clause), cut down: two locals named `mask`,
+#: one per block, the second a computed subset of the lanes.
+SCAN_MASKS = """__global__ void k(int *d, int width) {
+  int value = d[threadIdx.x], lane_id = threadIdx.x % warpSize;
+  for (int i = 1; i <= width; i *= 2) {
+    unsigned int mask = 0xffffffff;
+    int n = __shfl_up_sync(mask, value, i, width);
+    if (lane_id >= i) value += n;
+  }
+  if (lane_id < (blockDim.x / warpSize)) {
+    int mask = (1 << (blockDim.x / warpSize)) - 1;
+    value += __shfl_up_sync(mask, value, 1, (blockDim.x / warpSize));
+  }
+  d[threadIdx.x] = value;
+}
+"""
+
+
+def test_same_named_masks_of_two_blocks_are_each_widened() -> None:
+    """Each declaration is judged by the uses in its own scope (before: a second
+    declaration of the name anywhere in the function stopped both, HIP: 'The mask must be
+    a 64-bit integer'). A value that is no ballot or full mask is converted to `unsigned`
+    first, the lanes CUDA's unsigned mask parameter named."""
+    ctx = analyze(SCAN_MASKS.encode(), "t.cu", ROCM_72.with_(apply_fixes=True))
+    assert all(f.fixed for f in ctx.findings if f.code in ("HP202", "HP217"))
+    out = apply_edits(SCAN_MASKS.encode(), ctx.edits).decode()
+    assert "    unsigned long long mask = 0xffffffffffffffffull;\n" in out
+    assert "    unsigned long long mask = (unsigned)((1 << (blockDim.x / warpSize)) - 1);\n" in out
+    # an inner block's own `m` with a 32-bit use stays; the outer one, only masks, is widened
+    src = BALLOT_VAR.replace("  m = __activemask();\n", "  { unsigned m = __activemask(); v += __popc(m); }\n")
+    out = apply_edits(src.encode(), analyze(src.encode(), "t.cu", ROCM_72.with_(apply_fixes=True)).edits).decode()
+    assert "  unsigned long long m = __ballot_sync" in out and "{ unsigned m = __activemask();" in out
+
+
 @pytest.mark.parametrize("change", [
     ("return __shfl_sync(m, v, 0);", "return __shfl_sync(m, v, 0) + __popc(m);"),  # a 32-bit use
     ("  m = __activemask();\n", "  m &= 1;\n"),  # another value
     ("unsigned m =", "static unsigned m ="),  # a static local
     ("unsigned m =", "unsigned n = 0, m ="),  # declared with another
-    ("  m = __activemask();\n", "  { unsigned m = __activemask(); }\n"),  # shadowed
+    ("  m = __activemask();\n", "  m = v;\n"),  # a value no ballot
 ])
 def test_mask_variable_with_another_use_is_reported_not_widened(change: tuple[str, str]) -> None:
     src = BALLOT_VAR.replace(*change).encode()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from hipport.edits import Edit
 from hipport.facts import normalised
-from hipport.parse import Node, call_name, enclosing_function, text
+from hipport.parse import Node, ancestors, call_name, enclosing_function, text
 from hipport.rules.warp.syntax import is_full_mask32, macro_is_full_mask32, strip
 from hipport.rules.warp.vocab import BALLOTS, FULL_MASK_64, MASK32_TYPES, MASKED
 
@@ -102,38 +102,73 @@ def _macro_edits(ctx: Context, name: str) -> list[Edit]:
 
 
 def variable_edits(ctx: Context, at: Node, name: str) -> list[Edit]:
-    """The edit that declares local mask variable ``name`` (seen from ``at``, inside its
-    function) ``unsigned long long``, when it is declared once, alone in its declaration,
-    with a 32-bit type and a ballot (or the 32-bit full mask) as its value, and every other
-    use is the mask of a ``*_sync`` builtin or a new ballot assigned to it; else none."""
+    """The edit that declares local mask variable ``name`` (the declaration seen from
+    ``at``, inside its function) ``unsigned long long``, when it is alone in its
+    declaration, with a 32-bit type, and every use in its scope (not those of a same-named
+    variable of an inner block) is the mask of a ``*_sync`` builtin or a new ballot
+    assigned to it; else none. A ballot value is kept, a 32-bit full mask becomes the
+    64-bit one, any other value is converted to ``unsigned`` first: the lanes CUDA's
+    ``unsigned`` mask parameter named, and only those."""
     if ctx.in_macro_body:
         return []
     func = enclosing_function(at)
     if func is None:
         return []
+    found = _visible_declaration(ctx.src, func, name, at.start_byte)
+    if found is None:
+        return []
     cache = ctx.state(_Widened).variables
-    key = (func.start_byte, name)
+    key = (found[0].start_byte, name)
     if key not in cache:
-        cache[key] = _variable_edits(ctx, func, name)
+        cache[key] = _variable_edits(ctx, func, name, found)
     return cache[key]
 
 
-def _variable_edits(ctx: Context, func: Node, name: str) -> list[Edit]:
+#: Where a local's scope ends: the innermost of these around its declaration.
+_SCOPES = ("compound_statement", "for_statement", "for_range_loop")
+
+
+def _visible_declaration(src: bytes, func: Node, name: str, at: int) -> tuple[Node, int, list[tuple[int, int]]] | None:
+    """The local declaration of ``name`` in scope at byte ``at``, the end of its scope and
+    the scopes of the same-named locals declared inside it (their uses are not its)."""
+    scopes: list[tuple[Node, int]] = []
+    for pos in _occurrences(src, name, func.start_byte, func.end_byte):
+        pos += func.start_byte
+        node = func.descendant_for_byte_range(pos, pos + len(name))
+        parent = node.parent if node is not None else None
+        if parent is None or parent.type != "init_declarator" or parent.child_by_field_name("declarator") != node:
+            continue
+        declaration = parent.parent
+        if declaration is None or declaration.type != "declaration":
+            continue
+        scope = next((a for a in ancestors(declaration) if a.type in _SCOPES), None)
+        if scope is not None:
+            scopes.append((declaration, scope.end_byte))
+    inside = [(d, end) for d, end in scopes if d.start_byte <= at < end]
+    if not inside:
+        return None
+    declaration, end = max(inside, key=lambda d: d[0].start_byte)
+    inner = [(d.start_byte, e) for d, e in scopes if declaration.start_byte < d.start_byte < end]
+    return declaration, end, inner
+
+
+def _variable_edits(ctx: Context, func: Node, name: str,
+                    found: tuple[Node, int, list[tuple[int, int]]]) -> list[Edit]:
     src = ctx.src
+    declaration, end, inner = found
     body = func.child_by_field_name("body")
     if body is None:
         return []
-    declaration: Node | None = None
-    for at in _occurrences(src, name, func.start_byte, func.end_byte):
-        at += func.start_byte
+    for at in _occurrences(src, name, declaration.start_byte, end):
+        at += declaration.start_byte
+        if any(s <= at < e for s, e in inner):
+            continue  # an inner block's own variable of the same name
         node = func.descendant_for_byte_range(at, at + len(name))
         if node is None or node.type != "identifier":
             return []
         parent = node.parent
-        if parent is not None and parent.type == "init_declarator" and parent.child_by_field_name("declarator") == node:
-            if declaration is not None or parent.parent is None or parent.parent.type != "declaration":
-                return []  # declared twice (shadowing), or as something other than a local
-            declaration = parent.parent
+        if parent is not None and parent.parent == declaration and parent.type == "init_declarator" \
+                and parent.child_by_field_name("declarator") == node:
             continue
         if parent is not None and parent.type == "assignment_expression" \
                 and parent.child_by_field_name("left") == node \
@@ -142,7 +177,7 @@ def _variable_edits(ctx: Context, func: Node, name: str) -> list[Edit]:
             continue
         if not _is_mask_argument(src, node):
             return []
-    if declaration is None or declaration.start_byte < body.start_byte:
+    if declaration.start_byte < body.start_byte:
         return []
     declarators = declaration.children_by_field_name("declarator")
     type_node = declaration.child_by_field_name("type")
@@ -155,6 +190,9 @@ def _variable_edits(ctx: Context, func: Node, name: str) -> list[Edit]:
     edits = [Edit(type_node.start_byte, type_node.end_byte, WIDE_TYPE)]
     if _ballot_call(src, value):
         return edits
-    if value is not None and is_full_mask32(src, value):
+    if value is None:
+        return []
+    if is_full_mask32(src, value):
         return edits + [Edit(value.start_byte, value.end_byte, FULL_MASK_64)]
-    return []
+    return edits + [Edit(value.start_byte, value.start_byte, b"(unsigned)("),
+                    Edit(value.end_byte, value.end_byte, b")")]
