@@ -70,12 +70,13 @@ _DECLARATIONS = ("declaration", "parameter_declaration")
 
 @dataclass
 class _Declarations:
-    """Per file: the declarations and parameters of each function asked about, in document
-    order, found once (a query in C) for every ``declared_type`` of the function: a walk of
-    the whole function from Python for each operand asked about was quadratic (HP125 asks
-    for both sides of every binary expression in a file naming a texture object)."""
+    """Per file: for each function asked about, its declarations and parameters by the
+    names they declare, in document order, found once (a query in C) for every
+    ``declared_type`` of the function: a walk of the whole function from Python for each
+    operand asked about was quadratic (HP125 asks for both sides of every binary
+    expression in a file naming a texture object)."""
 
-    by_function: dict[tuple[int, int], list[Node]] = field(default_factory=dict)
+    by_function: dict[tuple[int, int], dict[str, list[Node]]] = field(default_factory=dict)
 
 
 def declared_type(ctx: Context, at: Node, name: str, pointer: bool = False) -> str | None:
@@ -89,12 +90,15 @@ def declared_type(ctx: Context, at: Node, name: str, pointer: bool = False) -> s
     if func is None:
         return None
     by_function = ctx.state(_Declarations).by_function
-    decls = by_function.get((func.start_byte, func.end_byte))
-    if decls is None:
-        decls = by_function[(func.start_byte, func.end_byte)] = find_all(func, _DECLARATIONS)
+    by_name = by_function.get((func.start_byte, func.end_byte))
+    if by_name is None:
+        by_name = by_function[(func.start_byte, func.end_byte)] = {}
+        for decl in find_all(func, _DECLARATIONS):
+            for declared in dict.fromkeys(n for n, _ in _declarators(ctx, decl)):
+                by_name.setdefault(declared, []).append(decl)
     found: str | None = None
     within = -1  # the end of the declaration found: only one inside it may replace it
-    for decl in decls:
+    for decl in by_name.get(name, ()):
         start = decl.start_byte
         if start >= at.start_byte or (found is not None and start >= within):
             break
@@ -104,13 +108,9 @@ def declared_type(ctx: Context, at: Node, name: str, pointer: bool = False) -> s
     return found
 
 
-def _type_of(ctx: Context, decl: Node, name: str, pointer: bool) -> str | None:
-    type_node = decl.child_by_field_name("type")
-    if type_node is None:
-        return None
-    quals = [ctx.text(c) for c in decl.named_children
-             if c.type in ("type_qualifier", "sized_type_specifier") and c != type_node]
-    base = " ".join([*(q for q in quals if q != "const"), ctx.text(type_node)])
+def _declarators(ctx: Context, decl: Node) -> list[tuple[str, str]]:
+    """(name, ``*`` per pointer level) of each declarator of ``decl`` that names an identifier."""
+    out = []
     for declarator in decl.children_by_field_name("declarator"):
         node, stars = declarator, ""
         while node is not None and node.type in ("init_declarator", "pointer_declarator",
@@ -119,9 +119,22 @@ def _type_of(ctx: Context, decl: Node, name: str, pointer: bool) -> str | None:
                 stars += "*"
             node = node.child_by_field_name("declarator") or (
                 node.named_children[0] if node.named_children else None)
-        if node is not None and node.type == "identifier" and ctx.text(node) == name:
+        if node is not None and node.type == "identifier":
+            out.append((ctx.text(node), stars))
+    return out
+
+
+def _type_of(ctx: Context, decl: Node, name: str, pointer: bool) -> str | None:
+    type_node = decl.child_by_field_name("type")
+    if type_node is None:
+        return None
+    for declared, stars in _declarators(ctx, decl):
+        if declared == name:
             if stars and not pointer:
                 return None
+            quals = [ctx.text(c) for c in decl.named_children
+                     if c.type in ("type_qualifier", "sized_type_specifier") and c != type_node]
+            base = " ".join([*(q for q in quals if q != "const"), ctx.text(type_node)])
             return " ".join(base.split()) + (stars if pointer else "")
     return None
 
