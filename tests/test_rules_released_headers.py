@@ -81,6 +81,23 @@ def test_surface_read_with_boundary_mode_and_value_form():
     assert (3, "HP331") not in got  # HIP's surf1Dread does take a boundary mode
 
 
+def test_cudas_default_boundary_mode_written_out_is_dropped():
+    """cuda-samples simpleSurfaceWrite.cu:83: `surf2Dwrite(v, s, x * 4, y,
+    cudaBoundaryModeTrap)` was 'no matching function' on HIP. Trap is CUDA's default, so the
+    call is CUDA's 4-argument one: dropped (the argument's rename with it), HP331 fixed. Zero
+    and Clamp have no HIP spelling: reported, left."""
+    src = ("__global__ void k(cudaSurfaceObject_t s, float v) {\n"
+           "  surf2Dwrite(v, s, 0, 0,\n      cudaBoundaryModeTrap);\n"
+           "  surf2Dwrite(v, s, 0, 0, cudaBoundaryModeZero);\n"
+           "  float a; surf3Dread(&a, s, 0, 0, 0, cudaBoundaryModeTrap);\n}\n")
+    out = converted(src)
+    assert "surf2Dwrite(v, s, 0, 0);\n" in out and "surf3Dread(&a, s, 0, 0, 0);\n" in out
+    assert "surf2Dwrite(v, s, 0, 0, hipBoundaryModeZero);" in out
+    ctx = analyze(src.encode(), "t.cu", Options(apply_fixes=True))
+    assert sorted((f.line, f.fixed) for f in ctx.findings if f.code == "HP331") == [(2, True), (4, False), (5, True)]
+    assert converted(out) == out  # nothing left to drop
+
+
 def test_the_collapsed_overload_is_kept_for_cuda_only():
     src = ("#include <cuda.h>\ntemplate <int N>\nconst char* e(cudaError_t x) { return 0; }\n"
            "template <int N>\nconst char* e(CUresult x) {\n  return 0;\n}  // tail\n")

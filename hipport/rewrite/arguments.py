@@ -306,6 +306,13 @@ def _plan(ctx: Context, args: Node, argv: list[Node], r: ArgRewrite, edits: list
     return None
 
 
+def supersede(ctx: Context, edit: Edit) -> None:
+    """Have ``drop_superseded`` drop the identifier renames inside ``edit``'s bytes: an
+    applied fix of a rule that removes text holding a CUDA name (HP331 dropping
+    ``cudaBoundaryModeTrap``), which would otherwise overlap the rename."""
+    ctx.state(_Arguments).superseded.append((edit.start, edit.end, edit))
+
+
 @REGISTRY.visits_file
 def drop_superseded(ctx: Context) -> None:
     """Drop the identifier renames inside argument text this module replaced or removed

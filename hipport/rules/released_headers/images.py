@@ -9,7 +9,9 @@ from hipport.findings import Effort, Severity
 from hipport.parse import Node, call_arguments
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY, SaysWhatItIs
-from hipport.rules.released_headers.common import callee, data
+from hipport.edits import Edit
+from hipport.rewrite.arguments import supersede
+from hipport.rules.released_headers.common import callee, data, raw_data
 
 
 @REGISTRY.rule
@@ -71,6 +73,10 @@ class SurfaceSignature(SaysWhatItIs):
 
     Drop the boundary mode (out-of-range accesses are then not trapped or clamped: check
     the coordinates if the code relied on it); read with `surf2Dread(&v, s, x, y)`.
+    `hipport convert` drops a `cudaBoundaryModeTrap` written out: it is CUDA's default
+    (CUDA 12.9 `surface_indirect_functions.h`), so the call means the one without it, which
+    hipport already writes as HIP's. `cudaBoundaryModeZero` and `cudaBoundaryModeClamp` stay
+    findings: HIP has no way to ask for them.
     """
 
     code = "HP331"
@@ -108,6 +114,14 @@ def _check_surface(ctx: Context, call: Node, name: str, args: list[Node], templa
         ctx.report(SurfaceSignature, call, f"`{name}<T>(surface, ...)` returns the value in CUDA; "
                    f"HIP's {name} only writes through a pointer first argument",
                    f"T v; {name}(&v, surface, ...)")
+    elif len(args) == hip_count + 1 and ctx.text(args[-1]) == raw_data()["surface_mode"]["cuda_default"]:
+        # CUDA's default, written out: the call means the one without it, which is HIP's form
+        fix = Edit(args[-2].end_byte, args[-1].end_byte, b"")
+        if ctx.report(SurfaceSignature, call, f"`{name}` takes no boundary-mode argument in HIP; "
+                      f"`{ctx.text(args[-1])}` is CUDA's default, so it is dropped",
+                      "nothing: the call without it is CUDA's same call", fix=[fix]) \
+                and ctx.findings[-1].fixed:
+            supersede(ctx, fix)
     elif len(args) == hip_count + 1:
         ctx.report(SurfaceSignature, call, f"`{name}` takes no boundary-mode argument in HIP "
                    f"(`{ctx.text(args[-1])}` here)",
