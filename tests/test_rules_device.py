@@ -105,6 +105,20 @@ def test_a_version_test_names_and_spans_the_branch_the_hip_build_compiles() -> N
         == [(11, 11)]
 
 
+def test_a_version_test_names_what_the_header_it_skips_declares(tmp_path) -> None:
+    """The HIP build skips the #include in the CUDA branch: the functions that header
+    declares (file scope, extern "C" too; not members, locals or parameters) are named,
+    so "use of undeclared identifier" on them further down is the finding's."""
+    (tmp_path / "k.cuh").write_text(
+        "#ifndef K_H\n#define K_H\nstruct S { void member(); };\n"
+        "cudaError_t setRetirementCount(int n) { void local(); return cudaSuccess; }\n"
+        'extern "C" void reduce(int n, void (*callback)(int));\n#endif\n')
+    src = '#if CUDART_VERSION >= 2020\n#include "k.cuh"\n#include "absent.cuh"\n#else\nint old;\n#endif\n'
+    [f] = [f for f in run(src, path=str(tmp_path / "t.cu")) if f.code == "HP106"]
+    assert f.message.endswith('skips; it skips the #include of "k.cuh" (line 2), which declares '
+                              'setRetirementCount, reduce; it skips the #include of "absent.cuh" (line 3)')
+
+
 _EVALUABLE = (ast.Expression, ast.Name, ast.Load, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div,
               ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift)
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import stat
 from functools import lru_cache
+from pathlib import Path
 
 from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.names import NAME_NODES
-from hipport.parse import Node
+from hipport.files import read_bytes
+from hipport.parse import Node, ancestors, find_all, parse, text
 from hipport.rules import REGISTRY, AboutAName
 
 
@@ -68,11 +71,12 @@ def cuda_macro_test(node: Node, ctx: Context) -> None:
     taken = _branch_hip_compiles(node, ctx)
     if taken is not None:
         # The finding spans the branch too: what fails to compile there is this test's doing.
-        (start, end), what = taken
+        (start, end), what, op, value = taken
         first, last = ctx.position(start)[0], ctx.position(end)[0]
         where = (node.start_byte, end)
         message += (f"; a HIP build, where {name} is undefined (0 in #if), compiles lines "
-                    f"{first}-{last} ({what}){_never_in_cuda(node, ctx)}")
+                    f"{first}-{last} ({what}){_never_in_cuda(op, value)}"
+                    f"{_skipped_includes(node.parent.parent, (start, end), ctx)}")
     ctx.report(CudaMacroTest, where, message,
                "Add the HIP condition explicitly (HIP_VERSION, __HIP_PLATFORM_AMD__).")
 
@@ -82,10 +86,10 @@ _COMPARE = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<": lambda a, b
             "<=": lambda a, b: a <= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 
 
-def _branch_hip_compiles(node: Node, ctx: Context) -> tuple[tuple[int, int], str] | None:
+def _branch_hip_compiles(node: Node, ctx: Context) -> tuple[tuple[int, int], str, str, int] | None:
     """For ``#if NAME >= 2020`` (any comparison with a number): the branch a HIP build
     compiles, where NAME is undefined and so 0 — the ``#if`` body when that holds, else its
-    ``#else`` — as (start, end) bytes and which it is. None for any other test (an
+    ``#else`` — as (start, end) bytes, which it is, and the test's operator and number. None for any other test (an
     ``#elif``'s depends on the tests before it) or an ``#elif`` next. (A project that
     defines NAME itself has no such finding: ``AboutAName``.)"""
     test = node.parent
@@ -96,14 +100,72 @@ def _branch_hip_compiles(node: Node, ctx: Context) -> tuple[tuple[int, int], str
     if op is None or right is None or ctx.text(op) not in _COMPARE or not ctx.text(right).isdigit() \
             or chain is None or chain.type != "preproc_if" or chain.child_by_field_name("condition") != test:
         return None
-    if _COMPARE[ctx.text(op)](0, int(ctx.text(right))):
+    op_text, value = ctx.text(op), int(ctx.text(right))
+    if _COMPARE[op_text](0, value):
         branch, what = chain, "the #if branch"
     else:
         branch, what = chain.child_by_field_name("alternative"), "the #else branch"
         if branch is None or branch.type != "preproc_else":
             return None
     body = _body(branch, ctx)
-    return (body, what) if body is not None else None
+    return (body, what, op_text, value) if body is not None else None
+
+
+def _skipped_includes(chain: Node, taken: tuple[int, int], ctx: Context) -> str:
+    """``; it skips the #include of "k.cuh" (line 80), which declares f, g`` for the
+    project headers the other branch of ``chain`` includes: the HIP build's "use of
+    undeclared identifier 'f'" further down is this test's doing too."""
+    out = []
+    for inc in find_all(chain, ("preproc_include",)):
+        path = inc.child_by_field_name("path")
+        if path is None or path.type != "string_literal" or taken[0] <= inc.start_byte < taken[1]:
+            continue
+        name = ctx.text(path).strip('"')
+        names = _declared_functions(Path(ctx.path).parent / name)
+        line = ctx.position(inc.start_byte)[0]
+        shown = ", ".join(names[:_SHOWN]) + (", …" if len(names) > _SHOWN else "")
+        out.append(f'; it skips the #include of "{name}" (line {line})' + (f", which declares {shown}" if names else ""))
+    return "".join(out)
+
+
+#: How many of a skipped header's functions a message names.
+_SHOWN = 12
+_HEADER_BYTES = 1 << 20
+
+
+def _declared_functions(path: Path) -> list[str]:
+    """The functions a project header declares or defines at file scope (in
+    ``extern "C"`` too), in order; none when it is not a readable file of at most 1 MB."""
+    try:
+        st = path.stat()
+    except OSError:
+        return []
+    if not stat.S_ISREG(st.st_mode) or st.st_size > _HEADER_BYTES:
+        return []
+    return list(_functions_of(str(path), st.st_mtime_ns, st.st_size))
+
+
+@lru_cache(maxsize=64)
+def _functions_of(path: str, _mtime_ns: int, _size: int) -> tuple[str, ...]:
+    try:
+        src = read_bytes(Path(path))
+    except OSError:
+        return ()
+    names: dict[str, None] = {}
+    for decl in find_all(parse(src).root_node, ("function_declarator",)):
+        inner = decl.child_by_field_name("declarator")
+        if inner is not None and inner.type == "identifier" and not _nested(decl):
+            names.setdefault(text(src, inner), None)
+    return tuple(names)
+
+
+#: Where a function declarator is no function of the file's scope: a local declaration,
+#: a member, a parameter.
+_NESTING = frozenset({"compound_statement", "field_declaration_list", "parameter_list"})
+
+
+def _nested(node: Node) -> bool:
+    return any(a.type in _NESTING for a in ancestors(node))
 
 
 def _body(node: Node, ctx: Context) -> tuple[int, int] | None:
@@ -118,17 +180,10 @@ def _body(node: Node, ctx: Context) -> tuple[int, int] | None:
     return (start, end) if 0 < start < end else None
 
 
-def _never_in_cuda(node: Node, ctx: Context) -> str:
+def _never_in_cuda(op: str, value: int) -> str:
     """``, which every CUDA since 2.2 skips`` for ``NAME >= 2020`` / ``NAME < 2020`` (either
     way the HIP build takes the old-CUDA branch); empty for any other test."""
-    test = node.parent
-    if test is None or test.type != "binary_expression" or test.child_by_field_name("left") != node:
-        return ""
-    op, right = test.child_by_field_name("operator"), test.child_by_field_name("right")
-    value = ctx.text(right) if right is not None and right.type == "number_literal" else ""
-    if not value.isdigit() or op is None or ctx.text(op) not in (">=", ">", "<", "<="):
-        return ""
-    number = int(value) + (1 if ctx.text(op) in (">", "<=") else 0)
-    if number < 1000:
-        return ""  # not a CUDA version (1000 * major + 10 * minor)
+    number = value + (1 if op in (">", "<=") else 0)
+    if op not in (">=", ">", "<", "<=") or number < 1000:
+        return ""  # an equality, or not a CUDA version (1000 * major + 10 * minor)
     return f", which every CUDA since {number // 1000}.{number % 1000 // 10} skips"
