@@ -180,6 +180,13 @@ size_t granularity(int dev) {
   return g;
 }
 """,
+    # HIP 7: "use of undeclared identifier 'assert'" (cuda-samples simpleAssert_nvrtc's
+    # kernel, which relied on NVRTC or the runtime header for it).
+    "assert_kernel.cu": """extern "C" __global__ void testKernel(int N) {
+  int gtid = blockIdx.x * blockDim.x + threadIdx.x;
+  assert(gtid < N);
+}
+""",
     # "no matching function for call to 'hipMalloc3DArray'" (its flags have no default).
     "array3d.cu": """#include <cuda_runtime.h>
 cudaArray_t alloc(cudaExtent e) {

@@ -193,6 +193,22 @@ def test_the_string_header_is_added_for_7x_and_the_callback_macro_removed():
     assert "<cstring>" not in converted(src.replace("<stdio.h>", "<string.h>"))
 
 
+def test_assert_gets_its_header_for_7x_and_a_c_file_the_c_headers():
+    # cuda-samples simpleAssert_nvrtc's kernel: no include, assert from NVRTC or the runtime header
+    kernel = 'extern "C" __global__ void testKernel(int N) {\n  assert(threadIdx.x < N);\n}\n'
+    assert converted(kernel) == "#include <hip/hip_runtime.h>\n#include <cassert>\n" + kernel
+    assert converted(kernel, "6.3") == "#include <hip/hip_runtime.h>\n" + kernel
+    assert "<cassert>" not in converted("#include <assert.h>\n" + kernel)
+    both = "#include <cuda_runtime.h>\nvoid f(char* b) { memset(b, 0, 4); assert(b); }\n"
+    out, findings, _ = transform(both.encode(), "t.c", Options(apply_fixes=True))
+    assert out.decode() == ("#include <hip/hip_runtime.h>\n#include <string.h>\n#include <assert.h>\n"
+                            "void f(char* b) { memset(b, 0, 4); assert(b); }\n")
+    again, findings_again, _ = transform(out, "t.c", Options(apply_fixes=True))
+    assert again == out and not [f for f in findings_again if f.code == "HP334"]
+    assert sorted(f.code for f in findings if f.code == "HP334") == ["HP334", "HP334"]
+    assert any("hipRTC" in f.message for f in findings if "assert" in f.message)
+
+
 def test_a_file_with_no_include_gets_the_string_header_on_the_first_run():
     """It went after the first include only, and the file had none until this run added
     hip_runtime.h: the next run added <cstring> after that (found by tools/fuzz.py)."""
@@ -282,3 +298,4 @@ def test_declared_type_agrees_with_the_walk_it_replaced():
                 asked += 1
                 typed += expected is not None
     assert asked > 10_000 and typed > 1_000  # the corpus asks enough to mean something
+

@@ -1,16 +1,16 @@
 """Host-side gaps the released HIP headers showed: what CUDA's runtime header brings along.
 
 CUDA's ``cuda_runtime.h`` (which nvcc also includes into every ``.cu`` file) includes the
-C string header and defines the callback calling-convention macro ``CUDART_CB``. HIP 7's
-``hip_runtime.h`` does neither: ``memset`` no longer resolves on the host ("no matching
-function", only HIP's device overload is seen) and ``void CUDART_CB f(...)`` does not
-parse. Facts: ``mappings/released_headers.toml`` ``[host_header]``, ``[empty_macros]``.
+C string and assert headers and defines the callback calling-convention macro
+``CUDART_CB``. HIP 7's ``hip_runtime.h`` does none of it: ``memset`` no longer resolves on
+the host ("no matching function", only HIP's device overload is seen), ``assert`` is
+undeclared and ``void CUDART_CB f(...)`` does not parse. Facts: ``mappings/released_headers.toml`` ``[host_header]``, ``[empty_macros]``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipport.context import Context
@@ -25,13 +25,14 @@ from hipport.rules.released_headers.common import raw_data as _data
 
 @REGISTRY.rule
 class HostHeaderNotIncluded(SaysWhatItIs):
-    """A C string function used without its header, which CUDA's runtime header included
+    """A C string function or `assert` used without its header, which CUDA's runtime header included
 
     ## Why
-    `cuda_runtime.h` includes `<string.h>`, so CUDA code calls `memset` or `strlen` with no
-    include of its own. HIP 7's `hip_runtime.h` (7.1.25424) no longer does: host calls fail
-    ("no matching function for call to 'memset'": only HIP's device overload is declared).
-    HIP 6.2's still did.
+    `cuda_runtime.h` includes `<string.h>` and `<assert.h>`, so CUDA code calls `memset`,
+    `strlen` or `assert` with no include of its own (and NVRTC declares `assert` itself).
+    HIP 7's `hip_runtime.h` (7.1.25424) includes neither: host calls fail ("no matching
+    function for call to 'memset'": only HIP's device overload is declared; "use of
+    undeclared identifier 'assert'"). HIP 6.2's still did.
 
     ## Example
     ```cuda
@@ -46,7 +47,9 @@ class HostHeaderNotIncluded(SaysWhatItIs):
     ```
 
     ## Fix
-    `hipport convert` adds `#include <cstring>` after the file's first include.
+    `hipport convert` adds `#include <cstring>` (`<cassert>`; `<string.h>`, `<assert.h>`
+    in a `.c` file) after the file's first include. A hipRTC source has no standard
+    headers and no `assert` (NVRTC's is built in): define it there.
     """
 
     code = "HP334"
@@ -84,33 +87,43 @@ class CallingConventionMacro(SaysWhatItIs):
     effort = Effort.NONE
 
 
-_STRING_FUNCTIONS = any_word_of(_data()["host_header"]["functions"])
+_SOURCES = {name: src for src in _data()["host_header"]["sources"] for name in src["functions"]}
+_STRING_FUNCTIONS = any_word_of(tuple(_SOURCES))
 _MACROS = any_word_of(_data()["empty_macros"]["names"])
-_INCLUDED = re.compile(rb"#[ \t]*include[ \t]*[<\"](?:cstring|string\.h)[>\"]")
 
 
 @dataclass
 class _StringHeader:
-    """Per file: HP334 is reported once (one include fixes every call)."""
+    """Per file: HP334 is reported once per header (one include fixes every call)."""
 
-    reported: bool = False
+    reported: set[str] = field(default_factory=set)
 
 
 @REGISTRY.visits("call_expression", names=_STRING_FUNCTIONS, codes=(HostHeaderNotIncluded,))
 def _string_call(node: Node, ctx: Context) -> None:
-    facts = _data()["host_header"]
     state = ctx.state(_StringHeader)
-    if ctx.rocm[0] not in facts["majors"] or state.reported:
-        return
     name = call_name(ctx.src, node)
-    if name not in facts["functions"] or _INCLUDED.search(ctx.src) or not _runtime_implied(ctx):
+    source = _SOURCES.get(name or "")
+    if source is None or ctx.rocm[0] not in _data()["host_header"]["majors"] or source["header"] in state.reported:
         return
-    state.reported = True  # once per file: one include fixes every call
+    header = source["c_header"] if Path(ctx.path).suffix.lower() == ".c" else source["header"]
+    if _included(ctx.src, source) or not _runtime_implied(ctx):
+        return
+    state.reported.add(source["header"])  # once per file: one include fixes every call
     first = next((c for c in ctx.tree.root_node.children if c.type == "preproc_include"), None)
-    fix = [] if ctx.in_macro_body else [_after(ctx, first) if first is not None else _at_top(ctx)]
+    fix = [] if ctx.in_macro_body else [_after(ctx, first, header) if first is not None else _at_top(ctx, header)]
     ctx.report(HostHeaderNotIncluded, node,
-               f"`{name}` is declared by <string.h>, which CUDA's runtime header included and "
-               f"HIP {ctx.rocm[0]}'s hip_runtime.h does not", "#include <cstring>", fix=fix)
+               f"`{name}` is declared by <{source['c_header']}>, which CUDA's runtime header included"
+               + (" (and NVRTC declares itself)" if name == "assert" else "")
+               + f" and HIP {ctx.rocm[0]}'s hip_runtime.h does not"
+               + ("; a hipRTC source gets neither: define it there" if name == "assert" else ""),
+               f"#include <{header}>", fix=fix)
+
+
+def _included(src: bytes, source: dict) -> bool:
+    """The file includes the header itself (its C or C++ spelling)."""
+    names = (re.escape(source["header"]), re.escape(source["c_header"]))
+    return re.search(rb'#[ \t]*include[ \t]*[<"](?:%s)[>"]' % "|".join(names).encode(), src) is not None
 
 
 def _runtime_implied(ctx: Context) -> bool:
@@ -122,21 +135,21 @@ def _runtime_implied(ctx: Context) -> bool:
     return Path(ctx.path).suffix.lower() == ".cu" and re.search(rb'#[ \t]*include[ \t]*"', ctx.src) is None
 
 
-def _at_top(ctx: Context) -> Edit:
-    """An insertion of ``#include <cstring>`` in a file with no include: where the added
+def _at_top(ctx: Context, header: str) -> Edit:
+    """An insertion of ``#include <header>`` in a file with no include: where the added
     hip_runtime.h goes (that one first, its edit leads the list). Without it, the next run
     would put it after the hip_runtime.h this run added: two runs, two outputs."""
     at, before = top_include_place(ctx)
-    return Edit(at, at, before + b"#include <cstring>" + newline_of(ctx.src))
+    return Edit(at, at, before + f"#include <{header}>".encode() + newline_of(ctx.src))
 
 
-def _after(ctx: Context, include: Node) -> Edit:
-    """An insertion of ``#include <cstring>`` on the line after ``include``."""
+def _after(ctx: Context, include: Node, header: str) -> Edit:
+    """An insertion of ``#include <header>`` on the line after ``include``."""
     src = ctx.src
     end = src.find(b"\n", include.start_byte)
     end = len(src) if end < 0 else end + 1
     newline = b"\r\n" if src[end - 2:end] == b"\r\n" else b"\n"
-    return Edit(end, end, (b"" if src[end - 1:end] == b"\n" else newline) + b"#include <cstring>" + newline)
+    return Edit(end, end, (b"" if src[end - 1:end] == b"\n" else newline) + f"#include <{header}>".encode() + newline)
 
 
 @REGISTRY.visits("identifier", "type_identifier", names=_MACROS, codes=(CallingConventionMacro,))
