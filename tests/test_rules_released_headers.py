@@ -299,3 +299,9 @@ def test_declared_type_agrees_with_the_walk_it_replaced():
                 typed += expected is not None
     assert asked > 10_000 and typed > 1_000  # the corpus asks enough to mean something
 
+
+def test_register_is_dropped_in_cpp_and_kept_in_c():
+    src = "void lu(float* a) {\n  register int i, j;\n  for (i = 0; i < 2; i++) a[i] = 0;\n  (void)j;\n}\n"
+    assert "  int i, j;\n" in converted(src)
+    out, findings, _ = transform(src.encode(), "t.c", Options(apply_fixes=True))
+    assert out.decode() == src and not [f for f in findings if f.code == "HP339"]
