@@ -27,6 +27,12 @@ def conv(src: str, path: str = "t.cpp", options: Options = V721) -> str:
     ("// cudaMalloc\nint x;", "// cudaMalloc\nint x;"),
     ("/* cudaFree(p) */ int y;", "/* cudaFree(p) */ int y;"),
     ("s.cudaMalloc = 1;", "s.cudaMalloc = 1;"),  # a struct member keeps its name
+    ("struct S { int cudaStream_t; };", "struct S { int cudaStream_t; };"),  # a member's name, even this one
+    # OpenCV cuda_stream_accessor.hpp: an unknown export macro made the parser read the type
+    # as a member's name (its `;` missing); it is the declaration's type
+    ("struct A {\n  CV_EXPORTS static cudaStream_t getStream(const Stream& s);\n  CV_EXPORTS cudaEvent_t e();\n};",
+     "#include <hip/hip_runtime.h>\nstruct A {\n  CV_EXPORTS static hipStream_t getStream(const Stream& s);\n"
+     "  CV_EXPORTS hipEvent_t e();\n};"),
     ("int my_cudaMalloc_wrapper();", "int my_cudaMalloc_wrapper();"),
     ("#define ALLOC(p, n) cudaMalloc(p, n) /* cudaFree */", "#include <hip/hip_runtime.h>\n#define ALLOC(p, n) hipMalloc(p, n) /* cudaFree */"),
     ("#define ERR cudaErrorMemoryAllocation", "#include <hip/hip_runtime.h>\n#define ERR hipErrorOutOfMemory"),

@@ -71,3 +71,19 @@ def note_declared(node: Node, ctx: Context) -> None:
     if named is None or (node.type != "type_definition" and node.child_by_field_name("body") is None):
         return
     ctx.state(_Declared).spans.add((named.start_byte, named.end_byte))
+
+
+@REGISTRY.visits("field_identifier", names=in_tables)
+def rename_recovered_type(node: Node, ctx: Context) -> None:
+    """``CV_EXPORTS static cudaStream_t getStream(const Stream&);`` in a class (OpenCV's
+    cuda_stream_accessor.hpp): an export macro the parser does not know, before the type,
+    makes it end a member declaration at the type (``cudaStream_t`` read as the member's
+    name, the ``;`` missing) and read the rest as another declaration. There the name is
+    the declaration's type, not a member's, and is renamed as ``rename`` would; a real
+    member keeps its name, and is followed by its own ``;``."""
+    parent = node.parent
+    if parent is None or parent.type != "field_declaration" or parent.child_by_field_name("declarator") != node:
+        return
+    last = parent.children[-1]
+    if last.type == ";" and last.is_missing:
+        rename(node, ctx)
