@@ -40,11 +40,13 @@ _WAVE64 = re.compile(
 
 
 class _Known:
-    """Per file: whether the project spells a wave of 64 (None: not asked yet)."""
+    """Per file: whether the project spells a wave of 64 (None: not asked yet), its
+    project headers' bytes, and the functions ``logical_group_function`` judged."""
 
     def __init__(self) -> None:
         self.wave64: bool | None = None
         self.headers: list[bytes] | None = None
+        self.groups: dict[int, bool] = {}  # function start -> ``logical_group_function``
 
 
 def _headers(ctx: Context) -> list[bytes]:
@@ -54,11 +56,25 @@ def _headers(ctx: Context) -> list[bytes]:
     return known.headers
 
 
+#: Where ``_WAVE64`` is tried: a 64 standing alone (not ``int64_t``), with the text before it
+#: on its line and up to ``_BACK`` bytes above (a function's head before ``return 64;``).
+_SIXTY_FOUR = re.compile(rb"(?<![\w.])64(?![\w.])")
+_BACK = 400
+
+
+def _names_wave64(text: bytes) -> bool:
+    for m in _SIXTY_FOUR.finditer(text):
+        end = text.find(b"\n", m.end())
+        if _WAVE64.search(text, max(0, m.start() - _BACK), len(text) if end < 0 else end):
+            return True
+    return False
+
+
 def knows_wave64(ctx: Context) -> bool:
     """The file, or a project header a HIP pass surely compiles, names a wave size of 64."""
     known = ctx.state(_Known)
     if known.wave64 is None:
-        known.wave64 = any(_WAVE64.search(text) for text in (ctx.src, *_headers(ctx)))
+        known.wave64 = any(_names_wave64(text) for text in (ctx.src, *_headers(ctx)))
     return known.wave64
 
 
@@ -92,11 +108,23 @@ def logical_group_function(ctx: Context, func: Node | None) -> bool:
     makes passes an explicit width of 32. Then ``threadIdx.x / 32`` there is its group and
     ``% 32`` the lane in it, which a 64-lane wave runs as two groups (vLLM's cache kernels:
     one 32-thread group per head)."""
-    if func is None or _WAVE_WIDE.search(ctx.src, func.start_byte, func.end_byte):
+    if func is None:
         return False
+    known = ctx.state(_Known)
+    found = known.groups.get(func.start_byte)
+    if found is None:
+        found = known.groups[func.start_byte] = _logical_groups(ctx, func)
+    return found
+
+
+def _logical_groups(ctx: Context, func: Node) -> bool:
+    if _WAVE_WIDE.search(ctx.src, func.start_byte, func.end_byte) or not knows_wave64(ctx):
+        return False
+    if not ctx.may_contain(b"shfl", within=func):
+        return True  # no shuffle to look at
     for n in walk(func):
         if n.type == "call_expression" and (name := call_name(ctx.src, n)) in SHUFFLES:
             args, at = call_arguments(n), SHUFFLES[name][1]
             if len(args) <= at or not logical_width(ctx, args[at]):
                 return False
-    return knows_wave64(ctx)
+    return True
