@@ -98,6 +98,23 @@ def test_cudas_default_boundary_mode_written_out_is_dropped():
     assert converted(out) == out  # nothing left to drop
 
 
+def test_a_pointer_ordered_against_zero_becomes_a_null_test():
+    """OpenCV 4.6 stereobm.cu:285 `if (col_ssd_extra > 0)` on a pointer: nvcc accepts it,
+    clang rejects it ('ordered comparison between pointer and zero')."""
+    src = ("__global__ void k(volatile unsigned int *extra, int n, float *q) {\n"
+           "  if (extra > 0) extra[0] = 1;\n  if (0 < q) q[0] = 2.f;\n  if (extra <= 0) return;\n"
+           "  if (q < 0) return;\n  if (n > 0) q[1] = 0.f;\n  float *r = q; if (0 >= r) return;\n}\n")
+    out = converted(src)
+    for fixed in ("if (extra != 0)", "if (0 != q)", "if (extra == 0)", "if (0 == r)"):
+        assert fixed in out
+    assert "if (q < 0)" in out and "if (n > 0)" in out  # never true: reported only; not a pointer
+    got = sorted((f.line, f.fixed) for f in analyze(src.encode(), "t.cu", Options(apply_fixes=True)).findings
+                 if f.code == "HP340")
+    assert got == [(2, True), (3, True), (4, True), (5, False), (7, True)]
+    c_file = analyze(src.replace("__global__ ", "").encode(), "t.c", Options(apply_fixes=True))
+    assert not [f for f in c_file.findings if f.code == "HP340"]  # C allows it (a warning)
+
+
 def test_the_collapsed_overload_is_kept_for_cuda_only():
     src = ("#include <cuda.h>\ntemplate <int N>\nconst char* e(cudaError_t x) { return 0; }\n"
            "template <int N>\nconst char* e(CUresult x) {\n  return 0;\n}  // tail\n")

@@ -1,4 +1,5 @@
-"""HP339: the `register` storage class, which C++17 removed and the HIP targets compile as."""
+"""HP339: the `register` storage class, which C++17 removed and the HIP targets compile as.
+HP340: a pointer ordered against 0, which nvcc accepts and clang rejects."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from hipport.findings import Effort, Severity
 from hipport.parse import Node
 from hipport.registry import any_bytes_of
 from hipport.rules import REGISTRY, SaysWhatItIs
+from hipport.rules.released_headers.common import declared_type
 
 
 @REGISTRY.rule
@@ -52,3 +54,70 @@ def _register(node: Node, ctx: Context) -> None:
     ctx.report(RegisterStorageClass, node, "`register` is not C++17, which the HIP build compiles as "
                "(nvcc 11's default C++14 only deprecated it)", "drop `register`",
                fix=[] if ctx.in_macro_body else [Edit(node.start_byte, end, b"")])
+
+
+@REGISTRY.rule
+class PointerOrderedAgainstZero(SaysWhatItIs):
+    """A pointer compared with `<`, `>`, `<=` or `>=` against `0`, an error for clang
+
+    ## Why
+    nvcc's front end accepts an ordered comparison of a pointer with the literal `0`; clang
+    rejects it in C++: "ordered comparison between pointer and zero" (OpenCV 4.6
+    cudastereo/stereobm.cu, `if (col_ssd_extra > 0)` on a `volatile unsigned int *`). The
+    comparison asks whether the pointer is null: addresses are unsigned, so `p > 0` holds
+    for every non-null pointer and `p <= 0` for the null one.
+
+    ## Example
+    ```cuda
+    if (extra > 0) InitColSSD(extra);
+    ```
+    becomes
+    ```cuda
+    if (extra != 0) InitColSSD(extra);
+    ```
+
+    ## Fix
+    `hipport convert` writes `p > 0` (and `0 < p`) as `p != 0`, and `p <= 0` (`0 >= p`) as
+    `p == 0`, for a name the function declares as a pointer. `p < 0` (never true) and
+    `p >= 0` (always true) are reported only: the code likely meant something else.
+    """
+
+    code = "HP340"
+    slug = "pointer-ordered-against-zero"
+    severity = Severity.HIGH
+    effort = Effort.NONE
+
+
+#: ``p OP 0`` → the same test against null (None: always or never true, reported only)
+_AS_NULL_TEST = {">": "!=", "<=": "==", "<": None, ">=": None}
+_FLIPPED = {">": "<", "<": ">", ">=": "<=", "<=": ">="}
+
+
+@REGISTRY.visits("binary_expression", source=any_bytes_of(b"0"), codes=(PointerOrderedAgainstZero,))
+def _pointer_against_zero(node: Node, ctx: Context) -> None:
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or "number_literal" not in (left.type, right.type):
+        return
+    op = node.child_by_field_name("operator")
+    if op is None or ctx.text(op) not in _FLIPPED or Path(ctx.path).suffix.lower() == ".c":
+        return
+    operator = ctx.text(op)
+    if right.type == "number_literal" and ctx.text(right) == "0" and left.type == "identifier":
+        pointer, written = left, operator  # p OP 0
+    elif left.type == "number_literal" and ctx.text(left) == "0" and right.type == "identifier":
+        pointer, written = right, _FLIPPED[operator]  # 0 OP p, read as p OP' 0
+    else:
+        return
+    declared = declared_type(ctx, node, ctx.text(pointer), pointer=True)
+    if declared is None or not declared.endswith("*"):
+        return
+    test = _AS_NULL_TEST[written]
+    name = ctx.text(pointer)
+    ctx.report(PointerOrderedAgainstZero, node,
+               f"`{ctx.text(node)}` orders the pointer `{name}` (`{declared}`) against 0: nvcc accepts "
+               "it, clang does not",
+               f"`{name} {test} 0`" if test else f"decide what `{ctx.text(node)}` should test: it is "
+               f"{'never' if written == '<' else 'always'} true",
+               fix=[Edit(op.start_byte, op.end_byte, test.encode())]
+               if test and not ctx.in_macro_body else [])
+
