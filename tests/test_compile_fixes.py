@@ -14,6 +14,8 @@ import os
 
 import pytest
 
+from test_rules_warp import SCAN_MASKS
+
 from hipport import verify as V
 from hipport import verify_units as U
 from hipport.convert import convert, plan
@@ -135,21 +137,7 @@ CUresult map(CUdeviceptr *dptr, CUdeviceptr d_ptr, size_t chunk, int i, CUmemGen
 """,
     # cuda-samples shfl_scan.cu:77/100: two locals named `mask` (one a computed subset);
     # "The mask must be a 64-bit integer" at both calls.
-    "mask_blocks.cu": """#include <cuda_runtime.h>
-__global__ void k(int *d, int width) {
-  int value = d[threadIdx.x], lane_id = threadIdx.x % warpSize;
-  for (int i = 1; i <= width; i *= 2) {
-    unsigned int mask = 0xffffffff;
-    int n = __shfl_up_sync(mask, value, i, width);
-    if (lane_id >= i) value += n;
-  }
-  if (lane_id < (blockDim.x / warpSize)) {
-    int mask = (1 << (blockDim.x / warpSize)) - 1;
-    value += __shfl_up_sync(mask, value, 1, (blockDim.x / warpSize));
-  }
-  d[threadIdx.x] = value;
-}
-""",
+    "mask_blocks.cu": "#include <cuda_runtime.h>\n" + SCAN_MASKS,
     # OpenCV 4.6 stereobm.cu:285: "ordered comparison between pointer and zero".
     "pointer_zero.cu": """#include <cuda_runtime.h>
 __global__ void k(volatile unsigned int *extra, float *q) {
