@@ -6,6 +6,7 @@ target's HIP headers, and print how much compiles and whether hipport predicted 
     python bench/compile.py DIR --rocm 7.2.1 --json # one target, machine-readable
     python bench/compile.py DIR --compiler hipcc    # e.g. Debian's HIP 5.2 for comparison
     python bench/compile.py samples -I samples/Common  # an -I inside the corpus: its converted copy
+    python bench/compile.py relion -D CUDA -D _CUDA_ENABLED  # the project build's -D
 
 A *program* is each entry directly under a corpus directory (a subdirectory, or a file on
 its own); it passes when every unit of it compiles. Units are the converted sources
@@ -59,12 +60,13 @@ def program_of(rel: str, roots: int) -> str:
 
 
 def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs: int,
-        out: Path, includes: list[Path], engine: str = "tree-sitter") -> dict:
+        out: Path, includes: list[Path], engine: str = "tree-sitter",
+        defines: tuple[str, ...] = (), undefines: tuple[str, ...] = ()) -> dict:
     target = parse_version(rocm)
     chosen = V.select(target, compiler=compiler)
     the_plan = plan(corpus, str(out), in_place=False, diff=False)
     options = Options(apply_fixes=True, rocm=target, exclude=EXCLUDE, jobs=jobs, engine=engine,
-                      offload_arch=(arch,))
+                      offload_arch=(arch,), defines=defines, undefines=undefines)
     units: list[U.Unit] = []
     start = time.monotonic()
     for _ in U.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
@@ -74,7 +76,8 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
     cpu = _children_cpu()
     shared = U.converted_dirs(the_plan, includes)
     result = V.verify(units, compiler=chosen, target=target, arch=arch,
-                      includes=[*shared, *U.include_roots(the_plan)], jobs=jobs)
+                      includes=[*shared, *U.include_roots(the_plan)], jobs=jobs,
+                      macros=V.build_macros(options))
     wall = time.monotonic() - start
     cpu = _children_cpu() - cpu
 
@@ -173,6 +176,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("-I", "--include-dir", action="append", type=Path, default=[],
                     help="extra include directory for the compiler (repeatable)")
+    ap.add_argument("-D", "--define", action="append", default=[], metavar="NAME[=VALUE]",
+                    help="a macro the HIP build defines, as convert -D (repeatable): for the "
+                         "#if branches and the compile, as a project's build passes it")
+    ap.add_argument("-U", "--undefine", action="append", default=[], metavar="NAME",
+                    help="a macro the HIP build does not define, as convert -U (repeatable)")
     ap.add_argument("--keep", type=Path, help="keep the converted trees here")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -185,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(run(corpus, rocm, compiler=args.compiler, arch=args.offload_arch,
                                    jobs=args.jobs, out=base / f"rocm-{rocm}",
                                    includes=[p.resolve() for p in args.include_dir],
-                                   engine=args.engine))
+                                   engine=args.engine, defines=tuple(args.define),
+                                   undefines=tuple(args.undefine)))
             except V.NoCompiler as e:
                 print(f"compile bench: {e}", file=sys.stderr)
                 return 2

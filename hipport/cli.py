@@ -64,7 +64,7 @@ def _compile_options(f):
 def _run_verify(ctx: click.Context, opts: "Options", units: list, roots: list[Path],
                 includes: list[Path] | None = None) -> int:
     from hipport.pipeline import effective_jobs
-    from hipport.verify import DEFAULT_ARCH, run_and_report
+    from hipport.verify import DEFAULT_ARCH, build_macros, run_and_report
 
     # the check is for one GPU: the first --offload-arch
     arch = opts.offload_arch[0].split(":")[0] if opts.offload_arch else DEFAULT_ARCH
@@ -72,7 +72,7 @@ def _run_verify(ctx: click.Context, opts: "Options", units: list, roots: list[Pa
                           includes=[*(ctx.params["include_dirs"] if includes is None else includes),
                                     *roots],
                           jobs=effective_jobs(opts), echo=click.echo,
-                          compiler=ctx.params["compiler"])
+                          compiler=ctx.params["compiler"], macros=build_macros(opts))
 
 
 def _fetch_headers(ctx: click.Context) -> None:

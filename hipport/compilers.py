@@ -56,8 +56,10 @@ class Compiler:
     clang: str = ""  # clang's version, as --version prints it
     origin: str = ""  # how it was picked, for the report
 
-    def command(self, path: Path, *, arch: str, includes: list[Path]) -> list[str]:
-        incs = [f"-I{d}" for d in dict.fromkeys([path.parent, *includes])]
+    def command(self, path: Path, *, arch: str, includes: list[Path], macros: tuple[str, ...] = ()) -> list[str]:
+        """The check's command line; ``macros`` (``-DNAME[=VALUE]``, ``-UNAME``) are the HIP
+        build's own, as convert's ``-D``/``-U`` decided its ``#if`` branches with them."""
+        incs = [*(f"-I{d}" for d in dict.fromkeys([path.parent, *includes])), *macros]
         if self.headers is None:
             return [str(self.path), f"--offload-arch={arch}", "-fsyntax-only", "-std=c++17",
                     "-Wno-unused-command-line-argument", *self.defines(arch), "-H", *incs,

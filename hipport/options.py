@@ -302,14 +302,14 @@ FIELDS: tuple[Field, ...] = (
                "the fp8 encoding; verify checks the first.",
           example="--offload-arch gfx942,gfx950"),
     Field("defines", "--define", "defines", _defines, merge="extend", kind="multiple", short="-D",
-          metavar="NAME[=VALUE]", commands=SOURCES,
-          help="A macro the HIP build defines, for deciding #if branches (repeatable; added to "
-               "the config's).", example="-D GGML_CUDA_NO_FA"),
+          metavar="NAME[=VALUE]", commands=(*SOURCES, "verify"),
+          help="A macro the HIP build defines, for deciding #if branches and for verify's "
+               "compile (repeatable; added to the config's).", example="-D GGML_CUDA_NO_FA"),
     Field("undefines", "--undefine", "undefines", _undefines, merge="extend", kind="multiple",
-          short="-U", metavar="NAME", commands=SOURCES,
-          help="A macro the HIP build does not define, for deciding #if branches: another "
-               "platform's guard, say, which hipport otherwise cannot tell (repeatable; added "
-               "to the config's).", example="-U GGML_USE_MUSA"),
+          short="-U", metavar="NAME", commands=(*SOURCES, "verify"),
+          help="A macro the HIP build does not define, for deciding #if branches and for "
+               "verify's compile: another platform's guard, say, which hipport otherwise cannot "
+               "tell (repeatable; added to the config's).", example="-U GGML_USE_MUSA"),
     Field("all_branches", "--all-branches", "all-branches", _boolean, kind="switch", commands=SOURCES,
           help="Also report, as info, findings in branches the HIP build never compiles.",
           example="--all-branches"),

@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hipport.compilers import DEFAULT_ARCH, Compiler, NoCompiler, compile_env, select
 from hipport.files import read_bytes
@@ -52,6 +53,9 @@ from hipport.headers import own_words
 from hipport.findings import Finding
 from hipport.verify_units import Unit, includers, outermost
 from hipport.versions import Version, short_version
+
+if TYPE_CHECKING:
+    from hipport.options import Options
 
 #: An error this many lines after an older-compiler one is its cascade ("expected ';'").
 CASCADE = 2
@@ -138,8 +142,8 @@ class Verification:
 # -- compiling and parsing -------------------------------------------------------------
 
 def compile_one(compiler: Compiler, path: Path, *, arch: str = DEFAULT_ARCH,
-                includes: Iterable[Path] = (), timeout: float = TIMEOUT) -> Compiled:
-    cmd = compiler.command(path, arch=arch, includes=list(includes))
+                includes: Iterable[Path] = (), timeout: float = TIMEOUT, macros: tuple[str, ...] = ()) -> Compiled:
+    cmd = compiler.command(path, arch=arch, includes=list(includes), macros=macros)
     start = time.monotonic()
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
@@ -437,7 +441,7 @@ def _follows(path: Path | None, line: int, earlier: list[Verdict]) -> Verdict | 
 # -- whole runs --------------------------------------------------------------------------
 
 def verify(units: Iterable[Unit], *, compiler: Compiler, target: Version, arch: str = DEFAULT_ARCH,
-           includes: Iterable[Path] = (), jobs: int = 2) -> Verification:
+           includes: Iterable[Path] = (), jobs: int = 2, macros: tuple[str, ...] = ()) -> Verification:
     """Compile every translation unit that no file includes, then for each file no compile
     reached the outermost file that includes it (itself when none does: a header alone,
     or plain C++ hipport left alone whose header hipport changed), and classify."""
@@ -450,7 +454,8 @@ def verify(units: Iterable[Unit], *, compiler: Compiler, target: Version, arch: 
 
     def run(paths: Iterable[Path]) -> list[Compiled]:
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            return list(pool.map(lambda p: compile_one(compiler, p, arch=arch, includes=includes), paths))
+            return list(pool.map(lambda p: compile_one(compiler, p, arch=arch, includes=includes,
+                                                       macros=macros), paths))
 
     runs = run(u.path.resolve() for u in units if u.is_translation_unit and u.path.resolve() not in included)
     reached = {r.path for r in runs}.union(*(r.headers for r in runs))
@@ -472,8 +477,15 @@ def verify(units: Iterable[Unit], *, compiler: Compiler, target: Version, arch: 
     return Verification(compiler, arch, runs, verdicts, target, unreached)
 
 
+def build_macros(options: "Options") -> tuple[str, ...]:
+    """The ``-D``/``-U`` of the HIP build (``--define``/``--undefine``) as compiler flags:
+    the check compiles the branches convert decided were the build's."""
+    return (*(f"-D{d}" for d in options.defines), *(f"-U{u}" for u in options.undefines))
+
+
 def run_and_report(units: list[Unit], *, target: Version, arch: str, includes: Iterable[Path],
-                   jobs: int, echo: Callable[..., None], compiler: str | None = None) -> int:
+                   jobs: int, echo: Callable[..., None], compiler: str | None = None,
+                   macros: tuple[str, ...] = ()) -> int:
     """What ``--verify`` and ``hipport verify`` do: 0 compiles, 1 compile errors, 2 no
     compiler or header set for the target."""
     from hipport.report.verify import render  # deferred: report.verify imports this module
@@ -486,6 +498,7 @@ def run_and_report(units: list[Unit], *, target: Version, arch: str, includes: I
     if not any(u.checked for u in units):
         echo("hipport verify: no CUDA or HIP sources to check")
         return 0
-    result = verify(units, compiler=chosen, target=target, arch=arch, includes=includes, jobs=jobs)
+    result = verify(units, compiler=chosen, target=target, arch=arch, includes=includes, jobs=jobs,
+                    macros=macros)
     echo(render(result), nl=False)
     return result.exit_status()
