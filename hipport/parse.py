@@ -214,6 +214,15 @@ def enclosing_function(node: Node) -> Node | None:
     return None
 
 
+def function_declarator(node: Node) -> Node | None:
+    """The ``function_declarator`` of a function definition or declaration, under the
+    pointer and reference declarators of its return type (``T* f(…)``, ``T& f(…)``)."""
+    found = node.child_by_field_name("declarator")
+    while found is not None and found.type != "function_declarator":
+        found = found.child_by_field_name("declarator")
+    return found
+
+
 def function_qualifiers(src: bytes, func: Node) -> set[str]:
     """CUDA execution-space qualifiers of a function_definition (``__global__``, ``__device__``…)."""
     quals = set()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hipport.context import Context
-from hipport.parse import Node, ancestors
+from hipport.parse import Node, ancestors, function_declarator
 from hipport.rewrite import REGISTRY
 
 
@@ -52,9 +52,7 @@ def _template_functions(ctx: Context) -> frozenset[str]:
                 if n.type == "template_declaration":
                     decl = next((c for c in n.named_children
                                  if c.type in ("function_definition", "declaration")), None)
-                    fd = decl.child_by_field_name("declarator") if decl is not None else None
-                    while fd is not None and fd.type != "function_declarator":
-                        fd = fd.child_by_field_name("declarator")
+                    fd = function_declarator(decl) if decl is not None else None
                     target = fd.child_by_field_name("declarator") if fd is not None else None
                     if target is not None:
                         names.add(ctx.text(target).rsplit("::", 1)[-1])

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from hipport.context import Context
 from hipport.findings import Effort, Severity
-from hipport.parse import Node
+from hipport.parse import Node, function_declarator
 from hipport.rules import REGISTRY
 from hipport.rules.released_headers.common import cuda_only
 
@@ -62,9 +62,7 @@ class _Definitions:
 @REGISTRY.visits("function_definition", codes=(OverloadCollapse,))
 def _definition(node: Node, ctx: Context) -> None:
     """Note each definition's name; ``_overloads`` judges them once the walk is over."""
-    func = node.child_by_field_name("declarator")
-    while func is not None and func.type != "function_declarator":
-        func = func.child_by_field_name("declarator")
+    func = function_declarator(node)
     if func is None or (name_node := func.child_by_field_name("declarator")) is None:
         return
     name = ctx.text(name_node)

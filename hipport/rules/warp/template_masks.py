@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from hipport.parse import Node, ancestors, enclosing_function, text
+from hipport.parse import Node, ancestors, enclosing_function, function_declarator, text
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -56,9 +56,7 @@ def narrow_instantiation(ctx: Context, call: Node, var: str, declared: str | Non
 
 
 def _function_name(func: Node) -> Node | None:
-    node = func.child_by_field_name("declarator")
-    while node is not None and node.type != "function_declarator":
-        node = node.child_by_field_name("declarator")
+    node = function_declarator(func)
     return node.child_by_field_name("declarator") if node is not None else None
 
 
