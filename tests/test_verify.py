@@ -199,15 +199,21 @@ def test_convert_verify_with_a_fake_hipcc(tmp_path, fake_hipcc, monkeypatch):
     assert "2 files checked, 1 compile, 1 fail" in result.output
 
 
-def test_convert_verify_checks_against_the_converted_copy_of_an_include_dir(tmp_path, monkeypatch):
-    # convert samples -o out --verify -I samples/Common: the compiler must see out/Common
-    # (converted), not the CUDA original, which would bring CUDA headers back
+@pytest.fixture
+def hipcc_log(tmp_path, monkeypatch):
+    """A fake hipcc that also writes each command line it gets to the returned file."""
     log = tmp_path / "args"
     exe = tmp_path / "bin" / "hipcc"
     exe.parent.mkdir()
     exe.write_text(FAKE_HIPCC.replace("for last;", f'echo "$@" >> {log}\nfor last;'))
     exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("HIPCC", str(exe))
+    return log
+
+
+def test_convert_verify_checks_against_the_converted_copy_of_an_include_dir(tmp_path, hipcc_log, monkeypatch):
+    # convert samples -o out --verify -I samples/Common: the compiler must see out/Common
+    # (converted), not the CUDA original, which would bring CUDA headers back
     (tmp_path / "samples" / "Common").mkdir(parents=True)
     (tmp_path / "samples" / "Common" / "helper.h").write_text("#include <cuda_runtime.h>\n")
     (tmp_path / "samples" / "a.cu").write_text('#include "helper.h"\n__global__ void k() {}\n')
@@ -216,28 +222,22 @@ def test_convert_verify_checks_against_the_converted_copy_of_an_include_dir(tmp_
     result = CliRunner().invoke(main, ["convert", "samples", "-o", "out", "--verify", "--no-report",
                                        "-j", "1", "-I", "samples/Common", "-I", "elsewhere"])
     assert result.exit_code == 0, result.output
-    compiled = [line.split() for line in log.read_text().splitlines() if "a.cu" in line]
+    compiled = [line.split() for line in hipcc_log.read_text().splitlines() if "a.cu" in line]
     assert compiled and all("-Iout/Common" in args and "-Ielsewhere" in args
                             and not any("samples" in a for a in args[:-1]) for args in compiled), compiled
 
 
-def test_the_builds_defines_reach_the_compile(tmp_path, monkeypatch):
+def test_the_builds_defines_reach_the_compile(tmp_path, hipcc_log, monkeypatch):
     # convert -D/-U decide the #if branches as the HIP build; verify compiled without them,
     # so a project whose HIP path needs its build's macro (relion's -DCUDA, Eigen's
     # -DEIGEN_USE_HIP) was checked on the other branch
-    log = tmp_path / "args"
-    exe = tmp_path / "bin" / "hipcc"
-    exe.parent.mkdir()
-    exe.write_text(FAKE_HIPCC.replace("for last;", f'echo "$@" >> {log}\nfor last;'))
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("HIPCC", str(exe))
     (tmp_path / "a.cu").write_text("#ifdef CUDA\n#include <cuda_runtime.h>\n#endif\n__global__ void k() {}\n")
     monkeypatch.chdir(tmp_path)
     for command in (["convert", "a.cu", "-o", "out", "--verify", "--no-report"], ["verify", "a.cu"]):
-        log.write_text("")
+        hipcc_log.write_text("")
         result = CliRunner().invoke(main, [*command, "-j", "1", "-D", "CUDA", "-D", "N=2", "-U", "X"])
         assert result.exit_code == 0, result.output
-        compiled = [line.split() for line in log.read_text().splitlines()]
+        compiled = [line.split() for line in hipcc_log.read_text().splitlines()]
         assert compiled and all(a[-3:-1] == ["-x", "hip"] and {"-DCUDA", "-DN=2", "-UX"} <= set(a)
                                 for a in compiled), compiled
     assert C.Compiler(Path("hipcc"), (6, 3, 0)).command(Path("a.hip"), arch="gfx942", includes=[]).count("-DCUDA") == 0
