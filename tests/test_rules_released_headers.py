@@ -226,6 +226,20 @@ def test_assert_gets_its_header_for_7x_and_a_c_file_the_c_headers():
     assert any("hipRTC" in f.message for f in findings if "assert" in f.message)
 
 
+def test_an_include_that_may_bring_the_header_along_makes_the_runtime_header_unsure():
+    """Only standard and CUDA headers beside the runtime header make it the sure source:
+    vLLM's kernels get assert through torch's headers, cuda-samples' through
+    helper_functions.h (both compile on ROCm 7 without an include of their own)."""
+    body = "__global__ void k(int n) { assert(n > 0); }\nvoid f(char* b) { memset(b, 0, 4); }\n"
+    sure = "#include <cuda_runtime.h>\n#include <vector>\n#include <cuda_fp16.h>\n" + body
+    assert "<cassert>" in converted(sure) and "<cstring>" in converted(sure)
+    for other in ("#include <torch/all.h>\n", "#include <helper_functions.h>\n", '#include "kernel.cuh"\n'):
+        unsure = sure.replace("#include <vector>\n", other)
+        ctx = analyze(unsure.encode(), "t.cu", Options(rocm=parse_version("7.2.1")))
+        assert "HP334" not in {f.code for f in ctx.findings}, other
+        assert "<cassert>" not in converted(unsure) and "<cstring>" not in converted(unsure), other
+
+
 def test_a_file_with_no_include_gets_the_string_header_on_the_first_run():
     """It went after the first include only, and the file had none until this run added
     hip_runtime.h: the next run added <cstring> after that (found by tools/fuzz.py)."""

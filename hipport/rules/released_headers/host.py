@@ -94,9 +94,11 @@ _MACROS = any_word_of(_data()["empty_macros"]["names"])
 
 @dataclass
 class _StringHeader:
-    """Per file: HP334 is reported once per header (one include fixes every call)."""
+    """Per file: HP334 is reported once per header (one include fixes every call); whether
+    the runtime header is the sure source is worked out once."""
 
     reported: set[str] = field(default_factory=set)
+    implied: bool | None = None
 
 
 @REGISTRY.visits("call_expression", names=_STRING_FUNCTIONS, codes=(HostHeaderNotIncluded,))
@@ -107,7 +109,11 @@ def _string_call(node: Node, ctx: Context) -> None:
     if source is None or ctx.rocm[0] not in _data()["host_header"]["majors"] or source["header"] in state.reported:
         return
     header = source["c_header"] if Path(ctx.path).suffix.lower() == ".c" else source["header"]
-    if _included(ctx.src, source) or not _runtime_implied(ctx):
+    if _included(ctx.src, source):
+        return
+    if state.implied is None:
+        state.implied = _runtime_implied(ctx)
+    if not state.implied:
         return
     state.reported.add(source["header"])  # once per file: one include fixes every call
     first = next((c for c in ctx.tree.root_node.children if c.type == "preproc_include"), None)
@@ -127,12 +133,22 @@ def _included(src: bytes, source: dict) -> bool:
 
 
 def _runtime_implied(ctx: Context) -> bool:
-    """The string header reached the file only through CUDA's runtime header: it includes
-    that (or cuda.h) itself, or it is a ``.cu`` file (nvcc adds it) that includes no
-    project header (which might bring the string header along)."""
-    if re.search(rb"#[ \t]*include[ \t]*[<\"](?:cuda_runtime(?:_api)?\.h|cuda\.h)[>\"]", ctx.src):
-        return True
-    return Path(ctx.path).suffix.lower() == ".cu" and re.search(rb'#[ \t]*include[ \t]*"', ctx.src) is None
+    """The string header reached the file only through CUDA's runtime header: the file
+    includes that (or cuda.h) itself, or it is a ``.cu`` file (nvcc adds it), and every
+    other include is a standard C or C++ header or a CUDA header hipport maps. Any other
+    include (a project header, a library's) may bring the string header along: not sure,
+    so nothing is said (cuda-samples' helper_functions.h includes <assert.h>, torch's
+    headers give vLLM's kernels theirs)."""
+    includes = [m.group(1).decode("utf-8", "replace") for m in _INCLUDE.finditer(ctx.src)]
+    runtime = any(path in _RUNTIME_HEADERS for path in includes)
+    if not runtime and Path(ctx.path).suffix.lower() != ".cu":
+        return False
+    return all(path in _STANDARD or ctx.view.header(path) is not None for path in includes)
+
+
+_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]')
+_RUNTIME_HEADERS = frozenset({"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h"})
+_STANDARD = frozenset(_data()["host_header"]["standard"])
 
 
 def _at_top(ctx: Context, header: str) -> Edit:
