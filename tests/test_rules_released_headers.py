@@ -306,15 +306,16 @@ __global__ void k(cudaTextureObject_t t, int n) {
 
 
 def test_declared_type_agrees_with_the_walk_it_replaced():
-    """For every identifier in a function of the fixtures, examples and a shadowing case:
-    the same type (and the same None) as the old walk, with and without ``pointer``."""
+    """For every identifier in a function of the fixtures and examples: the same type (and
+    the same None) as the old walk, with and without ``pointer``. (The walk was blind to
+    scopes: where a block shadows a name they differ, pinned by the test below.)"""
     from pathlib import Path
 
     from hipport.parse import walk
     from hipport.rules.released_headers.common import declared_type
 
     root = Path(__file__).resolve().parent.parent
-    sources = [_SHADOWING.encode()] + [p.read_bytes() for d in ("fixtures", "examples")
+    sources = [p.read_bytes() for d in ("fixtures", "examples")
                                        for p in sorted((root / d).rglob("*.cu"))]
     asked = typed = 0
     for src in sources:
@@ -329,6 +330,38 @@ def test_declared_type_agrees_with_the_walk_it_replaced():
                 asked += 1
                 typed += expected is not None
     assert asked > 10_000 and typed > 1_000  # the corpus asks enough to mean something
+
+
+def test_declared_type_sees_only_the_declarations_in_scope():
+    """The innermost declaration whose scope holds the question wins; a block's, a
+    function pointer's parameter and a lambda's are out of sight outside them."""
+    from hipport.parse import walk
+    from hipport.rules.released_headers.common import declared_type
+
+    src = _SHADOWING + "__global__ void g(int *p) {\n  { int p = 1; y(p); }\n  z(p);\n}\n"
+    ctx = analyze(src.encode(), "t.cu", Options())
+    uses = [n for n in walk(ctx.tree.root_node) if n.type == "identifier"
+            and n.parent is not None and n.parent.type == "argument_list"]
+    got = [(ctx.text(n), declared_type(ctx, n, ctx.text(n), pointer=True)) for n in uses]
+    assert got == [("t", "cudaTextureObject_t"), ("n", "int"), ("t2", "unsigned long long"),
+                   ("q", None), ("p", "int*"), ("pp", "int**"), ("m", "int"), ("a", None),
+                   ("p", "int"), ("p", "int*")]
+
+
+def test_a_shadowed_name_is_not_rewritten_on_the_outer_declaration():
+    """HP340 (``p > 0`` -> ``p != 0``) and HP126 (requestedHandleTypes for 6.x) rewrite on
+    the declared type: an ``int p`` or another struct in an inner block is not the pointer
+    or the CUmemAllocationProp of the function."""
+    src = ("__global__ void k(int *a, int n) {\n  int *p = a;\n  if (p > 0) a[0] = 1;\n"
+           "  { int p = n; if (p > 0) a[1] = 1; }\n}\n")
+    out = converted(src)
+    assert "if (p != 0) a[0] = 1;" in out and "{ int p = n; if (p > 0) a[1] = 1; }" in out
+    src = ("#include <cuda.h>\nstruct Mine { int requestedHandleTypes; };\nvoid f() {\n"
+           "  CUmemAllocationProp prop = {};\n  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;\n"
+           "  { Mine prop; prop.requestedHandleTypes = 3; }\n}\n")
+    out, _, _ = transform(src.encode(), "t.cpp", Options(rocm=parse_version("6.3"), apply_fixes=True))
+    assert "  prop.requestedHandleType = " in out.decode()
+    assert "{ Mine prop; prop.requestedHandleTypes = 3; }" in out.decode()
 
 
 def test_register_is_dropped_in_cpp_and_kept_in_c():

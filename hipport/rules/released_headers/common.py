@@ -73,12 +73,40 @@ _DECLARATIONS = ("declaration", "parameter_declaration", "field_declaration")
 @dataclass
 class _Declarations:
     """Per file: for each function asked about, its declarations and parameters by the
-    names they declare, in document order, found once (a query in C) for every
-    ``declared_type`` of the function: a walk of the whole function from Python for each
-    operand asked about was quadratic (HP125 asks for both sides of every binary
-    expression in a file naming a texture object)."""
+    names they declare, in document order, each with the byte range of the scope it
+    declares into, found once (a query in C) for every ``declared_type`` of the function:
+    a walk of the whole function from Python for each operand asked about was quadratic
+    (HP125 asks for both sides of every binary expression in a file naming a texture
+    object)."""
 
-    by_function: dict[tuple[int, int], dict[str, list[Node]]] = field(default_factory=dict)
+    by_function: dict[tuple[int, int], dict[str, list[tuple[Node, int, int]]]] = field(
+        default_factory=dict)
+
+
+#: Nodes that open a scope in C++: a declaration is visible only inside its nearest one.
+_SCOPES = frozenset({"compound_statement", "for_statement", "for_range_loop", "if_statement",
+                     "while_statement", "switch_statement", "catch_clause", "function_definition",
+                     "lambda_expression", "function_declarator", "abstract_function_declarator"})
+_DECLARATOR_WRAPPERS = frozenset({"pointer_declarator", "reference_declarator"})
+
+
+def _scope(decl: Node) -> tuple[int, int]:
+    """The byte range ``decl``'s names are visible in: its nearest enclosing scope. A
+    parameter of a function definition's (or lambda's) declarator is visible in the whole
+    definition; one of any other function declarator (a prototype or a function pointer
+    declared in the body) only inside that declarator, i.e. nowhere a rule asks about."""
+    node = decl.parent
+    while node is not None and node.type not in _SCOPES:
+        node = node.parent
+    if node is None:
+        return decl.start_byte, decl.end_byte
+    if node.type in ("function_declarator", "abstract_function_declarator"):
+        outer = node.parent
+        while outer is not None and outer.type in _DECLARATOR_WRAPPERS:
+            outer = outer.parent
+        if outer is not None and outer.type in ("function_definition", "lambda_expression"):
+            node = outer
+    return node.start_byte, node.end_byte
 
 
 def declared_type(ctx: Context, at: Node, name: str, pointer: bool = False) -> str | None:
@@ -86,8 +114,11 @@ def declared_type(ctx: Context, at: Node, name: str, pointer: bool = False) -> s
     declaration before it), normalised (``unsigned  int`` → ``unsigned int``); with
     ``pointer``, a ``*`` declarator adds ``*``. None when not declared there.
 
-    With several, the first in the file wins, or a declaration of the name inside that
-    one (a parameter of a function type it declares), as the walk this replaced chose."""
+    Only a declaration whose scope holds ``at`` counts, and of those the innermost (the
+    first in the file within one scope): a block's ``int p`` beside the function's
+    ``int *p`` is an integer inside the block and out of sight after it. The rules that
+    rewrite on this answer (HP340's ``p > 0`` -> ``p != 0``, HP126's member rename) would
+    otherwise change code on another variable's type."""
     func = enclosing_function(ctx, at)
     if func is None:
         return None
@@ -98,18 +129,20 @@ def declared_type(ctx: Context, at: Node, name: str, pointer: bool = False) -> s
         for decl in find_all(func, _DECLARATIONS):
             if decl.type == "field_declaration":
                 continue
-            for declared in dict.fromkeys(n for n, _ in _declarators(ctx, decl)):
-                by_name.setdefault(declared, []).append(decl)
-    found: str | None = None
-    within = -1  # the end of the declaration found: only one inside it may replace it
-    for decl in by_name.get(name, ()):
-        start = decl.start_byte
-        if start >= at.start_byte or (found is not None and start >= within):
+            names = dict.fromkeys(n for n, _ in _declarators(ctx, decl))
+            if names:
+                start, end = _scope(decl)
+                for declared in names:
+                    by_name.setdefault(declared, []).append((decl, start, end))
+    here = at.start_byte
+    chosen: Node | None = None
+    chosen_scope = -1
+    for decl, start, end in by_name.get(name, ()):
+        if decl.start_byte >= here:
             break
-        t = _type_of(ctx, decl, name, pointer)
-        if t is not None:
-            found, within = t, decl.end_byte
-    return found
+        if start <= here < end and start > chosen_scope:
+            chosen, chosen_scope = decl, start
+    return None if chosen is None else _type_of(ctx, chosen, name, pointer)
 
 
 def _declarators(ctx: Context, decl: Node) -> list[tuple[str, str]]:
