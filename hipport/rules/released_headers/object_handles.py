@@ -3,6 +3,7 @@ and a pointer in HIP."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from hipport.context import Context
@@ -56,19 +57,28 @@ _TYPES = frozenset(raw_data()["object_handles"]["types"])
 _OPERATORS = frozenset({"&", "|", "^", "<<", ">>", "+", "-", "*", "/", "%"})
 
 
+#: After a handle type, up to the end of its declarators (or of the parameter list): the
+#: words there include every name declared with that type (a superset: values, other
+#: parameters); ``declared_type`` decides, for those only.
+_DECLARED = re.compile(rb"\b(?:%s)\b([^;(){}]*)" % b"|".join(t.encode() for t in sorted(_TYPES)))
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+
+
 @dataclass
-class _Reported:
-    """Per file: the end of the last expression reported; the walk meets an outer
-    expression before the ones inside it, which are the same hazard."""
+class _State:
+    """Per file: the end of the last expression reported (the walk meets an outer
+    expression before the ones inside it, which are the same hazard), and the names some
+    declaration spells with a handle type, found once: only those are looked up."""
 
     end: int = -1
+    names: frozenset[str] | None = None
 
 
 @REGISTRY.visits("binary_expression", source=any_bytes_of(*(t.encode() for t in sorted(_TYPES))),
                  codes=(ObjectHandleArithmetic,))
 def _operator(node: Node, ctx: Context) -> None:
     op = node.child_by_field_name("operator")
-    reported = ctx.state(_Reported)
+    reported = ctx.state(_State)
     if op is None or ctx.text(op) not in _OPERATORS or node.start_byte < reported.end:
         return
     for side in (node.child_by_field_name("left"), node.child_by_field_name("right")):
@@ -91,6 +101,12 @@ def _handle_type(ctx: Context, node: Node) -> str | None:
         spelled = ctx.text(target) if target is not None else ""
         return spelled if spelled in _TYPES else None
     if node.type == "identifier":
+        state = ctx.state(_State)
+        if state.names is None:
+            state.names = frozenset(w.decode("latin-1") for m in _DECLARED.finditer(ctx.src)
+                                    for w in _WORD.findall(m[1]))
+        if ctx.text(node) not in state.names:
+            return None
         declared = declared_type(ctx, node, ctx.text(node))
         return declared if declared in _TYPES else None
     return None
