@@ -115,6 +115,15 @@ def test_a_pointer_ordered_against_zero_becomes_a_null_test():
     assert not [f for f in c_file.findings if f.code == "HP340"]  # C allows it (a warning)
 
 
+def test_a_null_test_keeps_the_grouping_of_the_comparison_it_replaces():
+    """``!=`` binds looser than ``>``: ``b == p > 0`` written ``b == p != 0`` would compare
+    ``b`` with the pointer; ``p > 0 < x`` would become ``p != (0 < x)``."""
+    src = ("__global__ void k(int *p, bool b, int x, int *a) {\n  if (b == p > 0) a[0] = 1;\n"
+           "  if (p > 0 < x) a[1] = 1;\n  if (p > 0 && b) a[2] = 1;\n}\n")
+    out = converted(src)
+    assert "if (b == (p != 0))" in out and "if ((p != 0) < x)" in out and "if (p != 0 && b)" in out
+
+
 def test_the_collapsed_overload_is_kept_for_cuda_only():
     src = ("#include <cuda.h>\ntemplate <int N>\nconst char* e(cudaError_t x) { return 0; }\n"
            "template <int N>\nconst char* e(CUresult x) {\n  return 0;\n}  // tail\n")
@@ -362,6 +371,14 @@ def test_a_shadowed_name_is_not_rewritten_on_the_outer_declaration():
     out, _, _ = transform(src.encode(), "t.cpp", Options(rocm=parse_version("6.3"), apply_fixes=True))
     assert "  prop.requestedHandleType = " in out.decode()
     assert "{ Mine prop; prop.requestedHandleTypes = 3; }" in out.decode()
+
+
+def test_register_is_kept_on_a_gnu_register_variable():
+    """clang accepts ``register int x asm("r12")`` in C++17; without ``register`` it
+    ignores the label ('ignored asm label on automatic variable')."""
+    src = 'void f() {\n  register int x asm("r12") = 0;\n  register int y = 1;\n  (void)x; (void)y;\n}\n'
+    out = converted(src)
+    assert '  register int x asm("r12") = 0;\n  int y = 1;\n' in out
 
 
 def test_register_is_dropped_in_cpp_and_kept_in_c():

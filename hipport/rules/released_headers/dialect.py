@@ -3,6 +3,7 @@ HP340: a pointer ordered against 0, which nvcc accepts and clang rejects."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from hipport.context import Context
@@ -35,7 +36,9 @@ class RegisterStorageClass(SaysWhatItIs):
 
     ## Fix
     `hipport convert` removes the keyword in C++ files: compilers have long ignored it, so
-    nothing else changes. C keeps it (taking such a variable's address is an error there).
+    nothing else changes. C keeps it (taking such a variable's address is an error there),
+    and so does a GNU register variable (`register int x asm("r12")`), which clang accepts
+    in C++17 and which is no register variable without it.
     """
 
     code = "HP339"
@@ -44,10 +47,17 @@ class RegisterStorageClass(SaysWhatItIs):
     effort = Effort.NONE
 
 
+#: ``register int x asm("r12")``: the storage class is what binds the variable to the register.
+_ASM_LABEL = re.compile(r"\b(?:asm|__asm|__asm__)\s*\(")
+
+
 @REGISTRY.visits("storage_class_specifier", source=any_bytes_of(b"register"), codes=(RegisterStorageClass,))
 def _register(node: Node, ctx: Context) -> None:
     if ctx.text(node) != "register" or Path(ctx.path).suffix.lower() == ".c":
         return
+    decl = node.parent
+    if decl is not None and _ASM_LABEL.search(ctx.text(decl)):
+        return  # a GNU register variable: C++17 compilers accept it, and without `register` the label is ignored
     end = node.end_byte
     while ctx.src[end:end + 1] in (b" ", b"\t"):
         end += 1
@@ -118,6 +128,22 @@ def _pointer_against_zero(node: Node, ctx: Context) -> None:
                "it, clang does not",
                f"`{name} {test} 0`" if test else f"decide what `{ctx.text(node)}` should test: it is "
                f"{'never' if written == '<' else 'always'} true",
-               fix=[Edit(op.start_byte, op.end_byte, test.encode())]
-               if test and not ctx.in_macro_body else [])
+               fix=_null_test(node, op, test) if test and not ctx.in_macro_body else [])
+
+
+#: Operators whose operand ``p > 0`` would regroup once written ``p != 0`` (``!=`` binds
+#: looser than ``>``): ``b == p > 0`` is ``b == (p > 0)``, ``b == p != 0`` is ``(b == p) != 0``.
+_REGROUPING = frozenset({"==", "!=", "<", ">", "<=", ">="})
+
+
+def _null_test(node: Node, op: Node, test: str) -> list[Edit]:
+    """The operator replaced by ``test``, the comparison parenthesised where it is an
+    operand of an equality or relational operator, so that it keeps its grouping."""
+    edits = [Edit(op.start_byte, op.end_byte, test.encode())]
+    parent = node.parent
+    outer = parent.child_by_field_name("operator") if parent is not None \
+        and parent.type == "binary_expression" else None
+    if outer is not None and outer.type in _REGROUPING:
+        edits += [Edit(node.start_byte, node.start_byte, b"("), Edit(node.end_byte, node.end_byte, b")")]
+    return edits
 
