@@ -105,6 +105,18 @@ def test_a_version_test_names_and_spans_the_branch_the_hip_build_compiles() -> N
         == [(11, 11)]
 
 
+def test_no_branch_claim_for_a_macro_hip_defines_or_another_rule_reports() -> None:
+    """__AMDGCN_WAVEFRONT_SIZE is defined in HIP's device passes; ``#if __CUDA_ARCH__ >=
+    800`` is HP309's, which takes the HP106 inside its condition (a span grown to the
+    #else would escape it: DeepSpeed's reduction_utils.h had 16 such HP106)."""
+    src = ("#if __AMDGCN_WAVEFRONT_SIZE == 64\nint a;\n#else\nint b;\n#endif\n"
+           "#if __CUDA_ARCH__ >= 800\nint c;\n#else\nint d;\n#endif\n")
+    found = [(f.line, f.end_line, f.code) for f in run(src) if f.code in ("HP106", "HP309")]
+    assert not any("a HIP build" in f.message for f in run(src))
+    assert all(end == line for line, end, _ in found) and (6, 6, "HP309") in found
+    assert not any(code == "HP106" and line == 6 for line, _, code in found)
+
+
 def test_a_version_test_names_what_the_header_it_skips_declares(tmp_path) -> None:
     """The HIP build skips the #include in the CUDA branch: the functions that header
     declares (file scope, extern "C" too; not members, locals or parameters) are named,
