@@ -45,3 +45,20 @@ def test_a_one_number_macro_body_parses_only_into_inert_kinds(body: bytes) -> No
         return
     kinds = {n.type for n in walk(parse_range(src, *span, define).root_node)}
     assert kinds <= NUMBER_KINDS, kinds - NUMBER_KINDS
+
+
+def test_find_all_through_a_shared_query_is_the_walk_filtered():
+    """Type sets inside one of parse._SHARED_QUERIES are served by that query's matches,
+    filtered: still every node of the types asked for, in document order."""
+    from hipport.parse import _SHARED_QUERIES, find_all, parse, walk
+
+    src = (b"#define N 4\nstruct S { int a; void m(int k) { int j = k; } };\n"
+           b"template <typename T> T f(T x, int y) { int z = y; struct L { int q; } l; return x; }\n"
+           b"int g(int (*cb)(int w)) { return cb(N); }\n")
+    root = parse(src).root_node
+    for types in [("declaration",), ("declaration", "parameter_declaration"),
+                  ("preproc_def", "declaration", "function_definition"),
+                  ("declaration", "parameter_declaration", "field_declaration"), _SHARED_QUERIES[0]]:
+        expected = [(n.start_byte, n.end_byte, n.type) for n in walk(root) if n.type in types]
+        assert [(n.start_byte, n.end_byte, n.type) for n in find_all(root, types)] == expected, types
+        assert expected
