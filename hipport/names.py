@@ -142,6 +142,28 @@ class _Tested:
     names: dict[bytes, bool] = field(default_factory=dict)
 
 
+@dataclass
+class _Defined:
+    """Per file: which macro names it ``#define``s or ``#undef``s itself, asked by name."""
+
+    names: dict[bytes, bool] = field(default_factory=dict)
+
+
+def defined_in_file(ctx: "Context", name: str) -> bool:
+    """Whether this file ``#define``s or ``#undef``s macro ``name`` itself. Such a macro is
+    the file's own: its ``#define`` keeps the name (a directive's name is never renamed), so
+    its tests must keep it too. A stand-in header guarded ``#ifndef CURAND_H_`` /
+    ``#define CURAND_H_`` became ``#ifndef HIPRAND_H_`` / ``#define CURAND_H_``: after
+    hiprand.h its whole body was skipped."""
+    seen = ctx.state(_Defined).names
+    key = name.encode()
+    found = seen.get(key)
+    if found is None:
+        found = seen[key] = key in ctx.src and re.search(
+            rb"^[ \t]*#[ \t]*(?:define|undef)[ \t]+%s\b" % re.escape(key), ctx.src, re.M) is not None
+    return found
+
+
 def kept_in_file(ctx: "Context", name: str) -> bool:
     """Whether the rewrite of macro ``name`` is not applied in this file because its
     conditions test one of the rule's ``kept_if_tested`` names (``#if defined(__HIPCC__)``

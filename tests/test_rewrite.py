@@ -80,6 +80,15 @@ def test_a_library_headers_include_guard_follows_the_header_and_its_route() -> N
     assert "#include <rocrand/rocrand.h>\n#ifdef ROCRAND_H_\n" in out, out
 
 
+def test_a_macro_the_file_defines_itself_keeps_its_name() -> None:
+    # a stand-in header guarded by the library's own guard: its #define keeps the name, so
+    # its #ifndef must too (else, after hiprand.h, the whole header is skipped)
+    src = "#ifndef CURAND_H_\n#define CURAND_H_\nint my_rand();\n#endif\n"
+    assert conv(src, "t.h") == src
+    src = "#define __CUDA_NO_HALF_OPERATORS__\n#ifdef __CUDA_NO_HALF_OPERATORS__\nint x;\n#endif\n"
+    assert conv(src, "t.h") == src
+
+
 def test_duplicate_includes_merge_within_one_branch_only() -> None:
     src = "#include <cuda.h>\n#include <cuda_runtime.h>\n#if X\n#include <cuda_runtime_api.h>\n#endif\n"
     out = conv(src, "t.cpp")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from hipport.context import Context
-from hipport.names import NAME_NODES, PerName, in_tables, kept_in_file, target_for
+from hipport.names import NAME_NODES, PerName, defined_in_file, in_tables, kept_in_file, target_for
 from hipport.parse import Node
 from hipport.rewrite import REGISTRY
 
@@ -23,7 +23,8 @@ def rename(node: Node, ctx: Context) -> None:
     """Rewrite one identifier leaf (of the file, or of a ``#define`` body reparsed in place)."""
     new = _target(ctx, node)
     if new is not None and (node.start_byte, node.end_byte) not in ctx.state(_Declared).spans \
-            and not (ctx.src[node.start_byte:node.end_byte] in _kept_names() and kept_in_file(ctx, ctx.text(node))):
+            and not (ctx.src[node.start_byte:node.end_byte] in _kept_names()
+                     and (kept_in_file(ctx, ctx.text(node)) or defined_in_file(ctx, ctx.text(node)))):
         ctx.edit(node.start_byte, node.end_byte, new)
         ctx.rewrites += 1
 
@@ -35,10 +36,12 @@ def _encoded_target(ctx: Context, node: Node, name: str) -> bytes | None:
 
 @lru_cache(maxsize=1)
 def _kept_names() -> frozenset[bytes]:
-    """The macros whose rewrite a file can keep from applying (``kept_if_tested``)."""
+    """The macros whose rewrite a file can keep from applying: every rewritten macro (one
+    the file defines itself) and those with ``kept_if_tested``."""
     from hipport.mapping import load_table
 
-    return frozenset(n.encode() for n, m in load_table().macros.items() if m.kept_if_tested)
+    return frozenset(n.encode() for n, m in load_table().macros.items()
+                     if m.kept_if_tested or m.action == "rewrite")
 
 
 #: The new spelling of a name token as bytes, or None, remembered per name.

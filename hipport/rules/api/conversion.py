@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from hipport.context import Context
 from hipport.findings import Effort, Severity
-from hipport.names import kept_in_file
+from hipport.names import defined_in_file, kept_in_file
 from hipport.parse import Node
 from hipport.rules import REGISTRY
 
@@ -184,7 +184,7 @@ def _is_informed(name: str) -> bool:
 def macro_rewritten(node: Node, ctx: Context) -> None:
     """An info finding where a macro marked ``inform`` in macros.toml is rewritten."""
     rule = ctx.view.macro(ctx.text(node))
-    if rule is None or not rule.inform or rule.action != "rewrite":
+    if rule is None or not rule.inform or rule.action != "rewrite" or defined_in_file(ctx, rule.name):
         return
     if kept_in_file(ctx, rule.name):
         ctx.report(MACRO_REWRITTEN, node, f"{rule.name} kept: this file tests "
