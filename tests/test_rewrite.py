@@ -111,6 +111,10 @@ def test_include_delimiters_and_comments_kept() -> None:
     ("#pragma once\n__device__ int f();\n", "#pragma once\n#include <hip/hip_runtime.h>\n__device__ int f();\n"),
     # CRLF files get a CRLF include
     ("__global__ void k() {}\r\n", "#include <hip/hip_runtime.h>\r\n__global__ void k() {}\r\n"),
+    # a .cu whose CUDA is all in the project headers it includes (OpenCV's color.cu):
+    # nvcc included cuda_runtime.h before them, hipcc does not
+    ('#include "opencv2/opencv_modules.hpp"\n#include "cudev.hpp"\nOPENCV_CUDA_IMPL(bgr_to_rgb)\n',
+     '#include <hip/hip_runtime.h>\n#include "opencv2/opencv_modules.hpp"\n#include "cudev.hpp"\nOPENCV_CUDA_IMPL(bgr_to_rgb)\n'),
     # already there (through a mapped include): nothing added
     ("#include <cuda_runtime.h>\n__global__ void k() {}\n", "#include <hip/hip_runtime.h>\n__global__ void k() {}\n"),
 ])

@@ -25,6 +25,7 @@ HIP_RUNTIME_INCLUDE = b"#include <" + HIP_RUNTIME.encode() + b">"
 #: does not, so these files get an explicit include when they use HIP.
 IMPLICIT_RUNTIME_SUFFIXES = (".cu", ".cuh")
 _DEVICE_MARKERS = (b"__global__", b"__device__", b"__shared__", b"threadIdx", b"<<<", b"blockIdx")
+_PROJECT_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"', re.M)
 
 
 @dataclass
@@ -169,8 +170,10 @@ def add_hip_runtime(ctx: Context) -> None:
             return
     elif runtime_at is not None and (hip_header_at is None or runtime_at < hip_header_at):
         return
-    if ctx.rewrites == 0 and not any(m in ctx.src for m in _DEVICE_MARKERS):
-        return
+    if ctx.rewrites == 0 and not any(m in ctx.src for m in _DEVICE_MARKERS) and not (
+            ctx.path.lower().endswith(".cu") and _PROJECT_INCLUDE.search(ctx.src)):
+        return  # a .cu whose CUDA is in the project headers it includes (OpenCV's color.cu,
+        # all OPENCV_CUDA macros) still lost nvcc's implicit cuda_runtime.h: it gets it too
     newline = newline_of(ctx.src)
     at, before = top_include_place(ctx)
     if runtime_at is not None and at >= runtime_at:
