@@ -147,7 +147,7 @@ def _runtime_implied(ctx: Context) -> bool:
 
 
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]')
-_RUNTIME_HEADERS = frozenset({"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h"})
+_RUNTIME_HEADERS = frozenset(_data()["host_header"]["runtime"])
 _STANDARD = frozenset(_data()["host_header"]["standard"])
 
 
