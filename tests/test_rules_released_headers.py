@@ -373,6 +373,16 @@ def test_a_shadowed_name_is_not_rewritten_on_the_outer_declaration():
     assert "{ Mine prop; prop.requestedHandleTypes = 3; }" in out.decode()
 
 
+def test_a_member_of_an_object_of_another_declared_type_is_reported_not_left():
+    """HP126 for 6.x: ``auto r = *pp`` or a typedef of the struct may be CUmemAllocationProp
+    (reported, not fixed); a struct the file defines is the project's own (nothing)."""
+    src = ("#include <cuda.h>\ntypedef CUmemAllocationProp Prop;\nstruct Mine { int requestedHandleTypes; };\n"
+           "void f(CUmemAllocationProp *pp) {\n  Prop q = {};\n  q.requestedHandleTypes = 0;\n"
+           "  auto r = *pp;\n  r.requestedHandleTypes = 0;\n  Mine m;\n  m.requestedHandleTypes = 3;\n}\n")
+    ctx = analyze(src.encode(), "t.cpp", Options(rocm=parse_version("6.3"), apply_fixes=True))
+    assert [(f.line, f.fixed) for f in ctx.findings if f.code == "HP126"] == [(6, False), (8, False)]
+
+
 def test_register_is_kept_on_a_gnu_register_variable():
     """clang accepts ``register int x asm("r12")`` in C++17; without ``register`` it
     ignores the label ('ignored asm label on automatic variable')."""

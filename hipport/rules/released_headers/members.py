@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hipport.context import Context
 from hipport.edits import Edit
 from hipport.findings import Effort, Severity
@@ -62,6 +64,14 @@ def _member(node: Node, ctx: Context) -> None:
     if struct in facts["types"] and (declared or "").count("*") == (ctx.text(op) == "->"):
         ctx.report(StructMemberDiffers, field, f"`{cuda}` of {struct}: HIP {ctx.rocm[0]}'s "
                    f"struct has `{hip}`", f"`{hip}`", fix=[Edit(field.start_byte, field.end_byte, hip.encode())])
-    elif declared is None:
+    elif declared is None or not _defined_in_file(ctx, struct):
         ctx.report(StructMemberDiffers, field, f"`{cuda}`: if this is a {facts['types'][0]}, HIP "
                    f"{ctx.rocm[0]}'s struct has `{hip}`", f"`{hip}` where the object is that struct")
+
+
+def _defined_in_file(ctx: Context, name: str) -> bool:
+    """Whether the file defines a struct or class ``name`` (with a body): an object of it is
+    the project's own, its member no CUDA struct's. Any other declared type (``auto``, a
+    typedef of CUmemAllocationProp) may be the CUDA struct: reported, not left silent."""
+    return bool(name) and re.search(rb"\b(?:struct|class)[ \t\n]+%s\b[^;{()]*\{" % re.escape(name.encode()),
+                                    ctx.src) is not None
