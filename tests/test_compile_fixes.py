@@ -140,9 +140,10 @@ CUresult map(CUdeviceptr *dptr, CUdeviceptr d_ptr, size_t chunk, int i, CUmemGen
     "mask_blocks.cu": "#include <cuda_runtime.h>\n" + SCAN_MASKS,
     # OpenCV 4.6 stereobm.cu:285: "ordered comparison between pointer and zero".
     "pointer_zero.cu": """#include <cuda_runtime.h>
-__global__ void k(volatile unsigned int *extra, float *q) {
+__global__ void k(volatile unsigned int *extra, float *q, bool b) {
   if (extra > 0) extra[0] = 1;
   if (0 < q) q[0] = 2.f;
+  if (b == q > 0) q[1] = 3.f;  // written 'b == q != 0': 'comparison between pointer and integer'
 }
 """,
     # A file that tells the compilers apart (Eigen 3.4's Macros.h): with __CUDACC__
