@@ -92,3 +92,18 @@ def test_a_feature_rule_supersedes_the_bare_mapping_status_at_the_same_token() -
     found = codes(src)
     assert ("HP101", 1) not in found and any(c.startswith("HP3") and ln == 1 for c, ln in found)
     assert ("HP101", 2) in found
+
+
+def test_word_starts_is_the_word_boundary_regex() -> None:
+    """Context.word_starts finds what re.finditer(rb"\\bWORD\\b") finds (random texts over a
+    small alphabet, so words touch, repeat and overlap)."""
+    import random
+    import re
+
+    from hipport.context import word_starts
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        word = "".join(rng.choice("ab_1") for _ in range(rng.randint(1, 3))).encode()
+        src = "".join(rng.choice("ab_1 .(\n\xe9") for _ in range(rng.randint(0, 30))).encode()
+        assert word_starts(src, word) == [m.start() for m in re.finditer(rb"\b%s\b" % re.escape(word), src)]
