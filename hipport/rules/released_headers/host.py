@@ -94,11 +94,13 @@ _MACROS = any_word_of(_data()["empty_macros"]["names"])
 
 @dataclass
 class _StringHeader:
-    """Per file: HP334 is reported once per header (one include fixes every call); whether
-    the runtime header is the sure source is worked out once."""
+    """Per file: HP334 is reported once per header (one include fixes every call); the
+    file's includes are read, and whether the runtime header is their sure source worked
+    out, once."""
 
     reported: set[str] = field(default_factory=set)
-    implied: bool | None = None
+    includes: frozenset[str] | None = None
+    implied: bool = False
 
 
 @REGISTRY.visits("call_expression", names=_STRING_FUNCTIONS, codes=(HostHeaderNotIncluded,))
@@ -109,12 +111,11 @@ def _string_call(node: Node, ctx: Context) -> None:
     if source is None or ctx.rocm[0] not in _data()["host_header"]["majors"] or source["header"] in state.reported:
         return
     header = source["c_header"] if Path(ctx.path).suffix.lower() == ".c" else source["header"]
-    if _included(ctx.src, source):
-        return
-    if state.implied is None:
-        state.implied = _runtime_implied(ctx)
-    if not state.implied:
-        return
+    if state.includes is None:
+        state.includes = frozenset(m.group(1).decode("utf-8", "replace") for m in _INCLUDE.finditer(ctx.src))
+        state.implied = _runtime_implied(ctx, state.includes)
+    if source["header"] in state.includes or source["c_header"] in state.includes or not state.implied:
+        return  # the file includes the header itself (either spelling), or it may come along
     state.reported.add(source["header"])  # once per file: one include fixes every call
     first = next((c for c in ctx.tree.root_node.children if c.type == "preproc_include"), None)
     fix = [] if ctx.in_macro_body else [_after(ctx, first, header) if first is not None else _at_top(ctx, header)]
@@ -126,20 +127,13 @@ def _string_call(node: Node, ctx: Context) -> None:
                f"#include <{header}>", fix=fix)
 
 
-def _included(src: bytes, source: dict) -> bool:
-    """The file includes the header itself (its C or C++ spelling)."""
-    names = (re.escape(source["header"]), re.escape(source["c_header"]))
-    return re.search(rb'#[ \t]*include[ \t]*[<"](?:%s)[>"]' % "|".join(names).encode(), src) is not None
-
-
-def _runtime_implied(ctx: Context) -> bool:
+def _runtime_implied(ctx: Context, includes: frozenset[str]) -> bool:
     """The string header reached the file only through CUDA's runtime header: the file
     includes that (or cuda.h) itself, or it is a ``.cu`` file (nvcc adds it), and every
     other include is a standard C or C++ header or a CUDA header hipport maps. Any other
     include (a project header, a library's) may bring the string header along: not sure,
     so nothing is said (cuda-samples' helper_functions.h includes <assert.h>, torch's
     headers give vLLM's kernels theirs)."""
-    includes = [m.group(1).decode("utf-8", "replace") for m in _INCLUDE.finditer(ctx.src)]
     runtime = any(path in _RUNTIME_HEADERS for path in includes)
     if not runtime and Path(ctx.path).suffix.lower() != ".cu":
         return False
