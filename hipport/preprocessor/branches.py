@@ -191,7 +191,7 @@ def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Br
         for key, st in r.macros.pseudo.items():
             if key.startswith(_GAPS) and isinstance(st, Macro) and st.body:
                 header = key[len(_GAPS):]
-                source = r.sources.get(header) or (_header(header) or ((None, None),))[0]
+                source = r.sources.get(header) or (project_header(header) or ((None, None),))[0]
                 items, data = source  # a header a replayed memo entered is read from the cache
                 if items is None:
                     continue
@@ -342,7 +342,7 @@ class _Pass:
             seen = _SEEN + key
             if self.macros.state(seen) is not UNSEEN:
                 return  # included once: #pragma once and include guards, the common case
-            found = _header(key)
+            found = project_header(key)
             if found is not None:
                 self.headers += 1
                 self.sources[key] = found[0]
@@ -412,7 +412,7 @@ _DECLARES: dict[tuple[str, int, str], frozenset[int]] = {}
 
 
 @lru_cache(maxsize=4096)
-def _header(path: str) -> tuple[tuple, tuple[int, int]] | None:
+def project_header(path: str) -> tuple[tuple, tuple[int, int]] | None:
     """The directives and bytes of a project header and its (mtime, size), or None when it
     is not a readable regular file (a FIFO or a device would block or never end). Looked up
     once per process: every file of a tree includes the same few headers, in every pass."""

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import stat
 from functools import lru_cache
 from pathlib import Path
 
 from hipport.context import Context
 from hipport.findings import Effort, Severity
 from hipport.names import NAME_NODES
-from hipport.files import read_bytes
 from hipport.parse import Node, ancestors, find_all, parse, text
+from hipport.preprocessor.branches import project_header
 from hipport.rules import REGISTRY, AboutAName
 
 
@@ -149,22 +148,24 @@ _HEADER_BYTES = 1 << 20
 
 def _declared_functions(path: Path) -> list[str]:
     """The functions a project header declares or defines at file scope (in
-    ``extern "C"`` too), in order; none when it is not a readable file of at most 1 MB."""
-    try:
-        st = path.stat()
-    except OSError:
+    ``extern "C"`` too), in order; none when it is not a readable file of at most 1 MB.
+    Read as the branch model reads project headers (``project_header``: regular files
+    only, once per process)."""
+    found = project_header(str(path))
+    if found is None:
         return []
-    if not stat.S_ISREG(st.st_mode) or st.st_size > _HEADER_BYTES:
+    (_, src), stamp = found
+    if len(src) > _HEADER_BYTES:
         return []
-    return list(_functions_of(str(path), st.st_mtime_ns, st.st_size))
+    return list(_functions_of(str(path), stamp))
 
 
 @lru_cache(maxsize=64)
-def _functions_of(path: str, _mtime_ns: int, _size: int) -> tuple[str, ...]:
-    try:
-        src = read_bytes(Path(path))
-    except OSError:
+def _functions_of(path: str, _stamp: tuple[int, int]) -> tuple[str, ...]:
+    found = project_header(path)
+    if found is None:
         return ()
+    src = found[0][1]
     names: dict[str, None] = {}
     for decl in find_all(parse(src).root_node, ("function_declarator",)):
         inner = decl.child_by_field_name("declarator")
