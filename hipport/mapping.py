@@ -149,9 +149,14 @@ class MacroRule:
     note: str
     inform: bool = False  # a rewrite that is also an info finding (HP118)
     roc_target: str | None = None  # the target with --roc, when the roc header differs
-    #: a rewrite not applied in a file whose preprocessor conditions test one of these
-    #: (the project tells the two compilers apart there: ``names.kept_in_file``)
+    #: the HIP compiler's macros: where a file's own tests of them already give the HIP
+    #: build its branch, the rewrite is not applied (``preprocessor.apart``)
     kept_if_tested: tuple[str, ...] = ()
+    #: (CUDA word, HIP word) pairs that make a macro's HIP twin (EIGEN_CUDACC, EIGEN_HIPCC)
+    twins: tuple[tuple[str, str], ...] = ()
+    #: words a macro defined under the test may hold that a HIP build needs as well
+    #: (``__host__``, ``__device__``): the rewrite is applied where no HIP branch defines it
+    needed: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -529,7 +534,8 @@ def _macros(doc: dict[str, Any]) -> dict[str, MacroRule]:
     return {
         name: MacroRule(name, _check(m["action"], _MACRO_ACTIONS, f"macros.toml {name}"),
                         m.get("target"), m.get("note", ""), bool(m.get("inform", False)),
-                        m.get("roc_target"), tuple(m.get("kept_if_tested", ())))
+                        m.get("roc_target"), tuple(m.get("kept_if_tested", ())),
+                        tuple(m.get("twins", {}).items()), frozenset(m.get("needed", ())))
         for name, m in doc["macros"].items()
     }
 

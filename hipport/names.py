@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from hipport import gpus, usermaps
 from hipport.parse import Node
+from hipport.preprocessor.apart import Decision, Tests, Verdict
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -130,18 +131,6 @@ _UNSEEN = object()
 _PER_CALL = object()  # the name's meaning depends on its call: computed every time
 
 
-#: A preprocessor condition: ``#if``/``#ifdef``/``#ifndef``/``#elif…`` to the end of its
-#: logical line (backslash continuations included).
-_CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|elif)\w*[ \t(!]((?:[^\n\\]|\\.)*)", re.M | re.S)
-
-
-@dataclass
-class _Tested:
-    """Per file: which names its preprocessor conditions test, asked by name."""
-
-    names: dict[bytes, bool] = field(default_factory=dict)
-
-
 @dataclass
 class _Defined:
     """Per file: which macro names it ``#define``s or ``#undef``s itself, asked by name."""
@@ -164,21 +153,28 @@ def defined_in_file(ctx: "Context", name: str) -> bool:
     return found
 
 
-def kept_in_file(ctx: "Context", name: str) -> bool:
-    """Whether the rewrite of macro ``name`` is not applied in this file because its
-    conditions test one of the rule's ``kept_if_tested`` names (``#if defined(__HIPCC__)``
-    beside ``#if defined(__CUDACC__)``: the file tells the two compilers apart)."""
+@dataclass
+class _Apart:
+    """Per file: the decisions on its tests of macros whose rewrite it can keep, by macro."""
+
+    tests: dict[str, Tests] = field(default_factory=dict)
+
+
+def compiler_test(ctx: "Context", name: str, offset: int) -> Decision | None:
+    """Whether the rewrite of macro ``name`` at ``offset`` is applied (``preprocessor.apart``):
+    None where the macro has no ``kept_if_tested`` or the file tests none of those names (the
+    rewrite holds), else the decision with its reason."""
     macro = ctx.view.macro(name)
-    if macro is None or not macro.kept_if_tested:
-        return False
-    seen = ctx.state(_Tested).names
-    for other in macro.kept_if_tested:
-        key = other.encode()
-        found = seen.get(key)
-        if found is None:
-            word = re.compile(rb"\b%s\b" % re.escape(key))
-            found = seen[key] = key in ctx.src and any(
-                word.search(m.group(1).split(b"//")[0]) for m in _CONDITION.finditer(ctx.src))
-        if found:
-            return True
-    return False
+    if macro is None or not macro.kept_if_tested or not any(h.encode() in ctx.src for h in macro.kept_if_tested):
+        return None
+    per_file = ctx.state(_Apart).tests
+    tests = per_file.get(name)
+    if tests is None:
+        tests = per_file[name] = Tests(ctx.src, name, macro.kept_if_tested, macro.twins, macro.needed)
+    return tests.at(offset)
+
+
+def kept_at(ctx: "Context", name: str, offset: int) -> bool:
+    """Whether the rewrite of ``name`` at ``offset`` is not applied: kept, sure or not."""
+    found = compiler_test(ctx, name, offset)
+    return found is not None and found.verdict is not Verdict.REWRITE

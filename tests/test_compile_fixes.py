@@ -163,6 +163,40 @@ __device__ inline float fast_exp(float x) { return __expf(x); }
 #endif
 __global__ void k(float* p) { p[threadIdx.x] = fast_exp(p[threadIdx.x]); }
 """,
+    # A file that tests __HIPCC__ only to pick its runtime header, and __CUDACC__ for what
+    # the HIP build needs too: with __CUDACC__ kept, "reference to __host__ function 'sq' in
+    # __global__ function" (HD empty under HIP).
+    "header_picker.cu": """#ifdef __HIPCC__
+#include <hip/hip_runtime.h>
+#else
+#include <cuda_runtime.h>
+#endif
+#ifdef __CUDACC__
+#define HD __host__ __device__
+#else
+#define HD
+#endif
+HD inline float sq(float x) { return x * x; }
+__global__ void k(float *p) { p[threadIdx.x] = sq(p[threadIdx.x]); }
+""",
+    # The HIP build's own branches (an #elif chain, a macro defined under both): kept, and
+    # the HIP arm is the one compiled (rewritten, LANES would be 32 and the assert fail).
+    "compilers_chain.cu": """#include <cuda_runtime.h>
+#if defined(__CUDACC__)
+#define LANES 32
+#elif defined(__HIPCC__)
+#define LANES 64
+#endif
+#ifdef __HIPCC__
+#define GPU_INLINE __device__ __forceinline__
+#endif
+#ifdef __CUDACC__
+#define GPU_INLINE __device__ __forceinline__ __attribute__((unused))
+#endif
+static_assert(LANES == 64, "the HIP arm");
+GPU_INLINE int lanes() { return LANES; }
+__global__ void k(int *p) { p[threadIdx.x] = lanes(); }
+""",
     # HIP 6.2: "no member named 'requestedHandleTypes' in 'hipMemAllocationProp'".
     "alloc_prop.cpp": """#include <cuda.h>
 size_t granularity(int dev) {

@@ -168,3 +168,43 @@ def test_cudacc_is_kept_in_a_file_that_tests_the_hip_compiler_itself() -> None:
              "const char *s = \"__HIPCC__\";\n")
     assert "__CUDACC__" not in converted(alone)
     assert all("kept" not in f.message for f in run(alone) if f.code == "HP118")
+
+
+PICKER = "#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n#endif\n"
+
+
+def test_cudacc_is_kept_only_where_the_hip_build_has_its_own_branch() -> None:
+    """A file that tests __HIPCC__ only to pick its header, or whose __CUDACC__ branch
+    defines __host__ __device__ that no __HIPCC__ branch defines, needs the rewrite (kept,
+    the HIP build lost HD: "reference to __host__ function"); an #elif chain, an enclosing
+    or nested test, or a macro defined under both (or its HIP twin) keep it, and HP118 says
+    why; anything else keeps it and is HP127 (medium), not HP118."""
+    from test_rules_released_headers import converted
+
+    def codes(src: str) -> list[tuple[int, str, str]]:
+        return [(f.line, f.code, f.message) for f in run(src) if f.code in ("HP118", "HP127")]
+
+    for body in ("#ifdef __CUDACC__\n#define HAS_GPU 1\n#endif\n",
+                 "#if defined(__HIPCC__)\n#define WAVE 64\n#endif\n"
+                 "#ifndef __CUDACC__\n#define HD\n#else\n#define HD __host__ __device__\n#endif\n"):
+        src = PICKER + body
+        assert "__CUDACC__" not in converted(src), src
+        assert [(c, "→ __HIPCC__" in m) for _, c, m in codes(src)] == [("HP118", True)], codes(src)
+    assert "only to pick headers" in codes(PICKER + "#ifdef __CUDACC__\n#define HAS_GPU 1\n#endif\n")[0][2]
+    kept = {
+        "#if defined(__CUDACC__)\n#define L 32\n#elif defined(__HIPCC__)\n#define L 64\n#endif\n": "chain",
+        "#if !defined(__HIPCC__) || X\n#ifdef __CUDACC__\n#define L 32\n#endif\n#endif\n": "lies in a branch",
+        "#ifdef __CUDACC__\n#ifdef __HIP__\n#define L 64\n#endif\n#endif\n": "inside its branches",
+        "#ifdef __HIPCC__\n#define HD __host__ __device__\n#endif\n"
+        "#ifdef __CUDACC__\n#define HD __host__ __device__\n#endif\n": "HD is defined",
+        "#ifdef __CUDACC__\n#define LIB_CUDA_ON 1\n#endif\n#ifdef __HIPCC__\n#define LIB_HIP_ON 1\n#endif\n":
+            "LIB_HIP_ON is defined",
+    }
+    for src, why in kept.items():
+        found = codes(src)
+        assert "__CUDACC__" in converted(src), src
+        assert found and all(c == "HP118" and "kept" in m and why in m for _, c, m in found), (src, found)
+    unsure = "#if defined(__HIPCC__)\n#define WAVE 64\n#endif\n#if defined(__CUDACC__)\n#define HAS_GPU 1\n#endif\n"
+    assert "__CUDACC__" in converted(unsure)
+    assert [(line, c) for line, c, _ in codes(unsure)] == [(4, "HP127")]
+    assert "defined(__CUDACC__) || defined(__HIPCC__)" in codes(unsure)[0][2]

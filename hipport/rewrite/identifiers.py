@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from hipport.context import Context
-from hipport.names import NAME_NODES, PerName, defined_in_file, in_tables, kept_in_file, target_for
+from hipport.names import NAME_NODES, PerName, defined_in_file, in_tables, kept_at, target_for
 from hipport.parse import Node
 from hipport.rewrite import REGISTRY
 
@@ -24,7 +24,7 @@ def rename(node: Node, ctx: Context) -> None:
     new = _target(ctx, node)
     if new is not None and (node.start_byte, node.end_byte) not in ctx.state(_Declared).spans \
             and not (ctx.src[node.start_byte:node.end_byte] in _kept_names()
-                     and (kept_in_file(ctx, ctx.text(node)) or defined_in_file(ctx, ctx.text(node)))):
+                     and (kept_at(ctx, ctx.text(node), node.start_byte) or defined_in_file(ctx, ctx.text(node)))):
         ctx.edit(node.start_byte, node.end_byte, new)
         ctx.rewrites += 1
 

@@ -1,6 +1,6 @@
-"""HP116–HP119 — findings of the conversion's own rewrites: calls whose HIP function takes
-other arguments than the CUDA one (HP116, HP117; with --roc HP119), and CUDA compiler
-macros rewritten to their HIP counterparts (HP118).
+"""HP116–HP119, HP127 — findings of the conversion's own rewrites: calls whose HIP function
+takes other arguments than the CUDA one (HP116, HP117; with --roc HP119), and CUDA compiler
+macros rewritten to their HIP counterparts or kept (HP118; HP127 where it cannot tell).
 
 The checks live with the rewrites (``hipport.rewrite.arguments``, ``hipport.rewrite.legacy``):
 one decision per call says whether the arguments are rewritten or the call is reported, so
@@ -14,7 +14,8 @@ from functools import lru_cache
 
 from hipport.context import Context
 from hipport.findings import Effort, Severity
-from hipport.names import defined_in_file, kept_in_file
+from hipport.names import compiler_test, defined_in_file
+from hipport.preprocessor.apart import Verdict
 from hipport.parse import Node
 from hipport.rules import REGISTRY
 
@@ -91,11 +92,12 @@ class CudaMacroRewritten:
     ## Why
     hip-clang does not define `__CUDACC__`; it defines `__HIPCC__`. hipport rewrites the
     test so the branch nvcc took is the one HIP takes, and says so: in a codebase that
-    builds with nvcc and hipcc alike, the test may have been meant for nvcc alone. A file
-    whose conditions test `__HIPCC__` (or `__HIP__`) itself already tells the compilers
-    apart (Eigen: `EIGEN_CUDACC` from `__CUDACC__`, `EIGEN_HIPCC` from `__HIPCC__`): there
-    `__CUDACC__` is kept, and said so, since rewriting it would make a HIP build take the
-    CUDA branches too.
+    builds with nvcc and hipcc alike, the test may have been meant for nvcc alone. Where
+    the file's own tests of `__HIPCC__` (or `__HIP__`) already give the HIP build a branch
+    for the same purpose — the same condition or `#if` chain, an enclosing one, or a macro
+    defined under both (Eigen: `EIGEN_CUDACC` from `__CUDACC__`, `EIGEN_HIPCC` from
+    `__HIPCC__`) — `__CUDACC__` is kept, and said so, since rewriting it would make a HIP
+    build take the CUDA branches too. Where hipport cannot tell, it is kept and HP127 says so.
 
     ## Example
 
@@ -163,10 +165,56 @@ class RocArguments:
     effort = Effort.SMALL
 
 
+@REGISTRY.rule
+class CudaMacroUnsure:
+    """`__CUDACC__` kept in a file that tests `__HIPCC__` too: the HIP build may need the branch
+
+    ## Why
+    hip-clang defines `__HIPCC__`, not `__CUDACC__`. This file tests `__HIPCC__` (or
+    `__HIP__`) itself, so it may tell the two compilers apart, and then its `__CUDACC__`
+    means nvcc and must stay; but its tests of the HIP compiler give the HIP build no branch
+    of its own for what this test decides (not the same condition or `#if` chain, no
+    enclosing test, no macro defined under both), and they do more than pick headers.
+    hipport keeps `__CUDACC__`, as it cannot tell; the HIP build then skips the branch. If
+    the branch holds what HIP code needs as well, the HIP build fails to compile, or quietly
+    compiles the fallback. (A branch defining `__host__ __device__` is rewritten: HIP needs
+    those qualifiers where CUDA does.)
+
+    ## Example
+
+    ```cuda
+    #if defined(__HIPCC__)
+    #define WAVE 64
+    #endif
+    #if defined(__CUDACC__)
+    #define HAS_GPU 1          // for nvcc alone, or for every GPU build?
+    #endif
+    ```
+
+    ```cuda
+    #if defined(__CUDACC__) || defined(__HIPCC__)
+    #define HAS_GPU 1
+    #endif
+    ```
+
+    ## Fix
+
+    If the HIP build needs the branch too, test `defined(__CUDACC__) || defined(__HIPCC__)`
+    (or give it an `#elif defined(__HIPCC__)` of its own). If it is for nvcc alone, nothing
+    needs to change; `__NVCC__` says so explicitly.
+    """
+
+    code = "HP127"
+    slug = "cuda-macro-unsure"
+    severity = Severity.MEDIUM
+    effort = Effort.SMALL
+
+
 ARGUMENT_REWRITE = REGISTRY.rules["HP116"]
 ROC_ARGUMENTS = REGISTRY.rules["HP119"]
 LEGACY_CUBLAS = REGISTRY.rules["HP117"]
 MACRO_REWRITTEN = REGISTRY.rules["HP118"]
+MACRO_UNSURE = REGISTRY.rules["HP127"]
 
 
 @lru_cache(maxsize=1)
@@ -180,15 +228,22 @@ def _is_informed(name: str) -> bool:
     return name in _informed()
 
 
-@REGISTRY.visits("identifier", names=_is_informed, codes=(CudaMacroRewritten,))
+@REGISTRY.visits("identifier", names=_is_informed, codes=(CudaMacroRewritten, CudaMacroUnsure))
 def macro_rewritten(node: Node, ctx: Context) -> None:
-    """An info finding where a macro marked ``inform`` in macros.toml is rewritten."""
+    """An info finding where a macro marked ``inform`` in macros.toml is rewritten or surely
+    kept (HP118), a medium one where it is kept because hipport cannot tell (HP127)."""
     rule = ctx.view.macro(ctx.text(node))
     if rule is None or not rule.inform or rule.action != "rewrite" or defined_in_file(ctx, rule.name):
         return
-    if kept_in_file(ctx, rule.name):
-        ctx.report(MACRO_REWRITTEN, node, f"{rule.name} kept: this file tests "
-                   f"{' or '.join(rule.kept_if_tested)} itself, so its {rule.name} means CUDA "
-                   "and is left false under HIP")
+    found = compiler_test(ctx, rule.name, node.start_byte)
+    if found is None or found.verdict is Verdict.REWRITE:
+        why = f" ({found.reason})" if found is not None and found.reason else ""
+        ctx.report(MACRO_REWRITTEN, node, f"{rule.name} → {rule.target}{why}: {rule.note}")
+    elif found.verdict is Verdict.KEPT:
+        ctx.report(MACRO_REWRITTEN, node, f"{rule.name} kept: {found.reason}, so this {rule.name} "
+                   "means CUDA and is left false under HIP")
     else:
-        ctx.report(MACRO_REWRITTEN, node, f"{rule.name} → {rule.target}: {rule.note}")
+        ctx.report(MACRO_UNSURE, node, f"{rule.name} kept: {found.reason}, so a HIP build "
+                   f"skips its {rule.name} branch; if "
+                   f"HIP needs it too, test defined({rule.name}) || defined({rule.target}), and if "
+                   "it is for nvcc alone, __NVCC__")
