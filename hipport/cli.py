@@ -51,10 +51,6 @@ def main() -> None:
 def _compile_options(f):
     """Flags for the compile check, shared by ``convert --verify`` and ``verify`` (the GPU
     it checks for is the first ``--offload-arch``, a flag of the options table)."""
-    f = click.option("-I", "--include-dir", "include_dirs", multiple=True, metavar="DIR",
-                     type=click.Path(file_okay=False, path_type=Path),
-                     help="Extra include directory for the compiler (repeatable); with convert "
-                          "--verify, one inside an input tree means its converted copy.")(f)
     return click.option("--compiler", metavar="EXE", default=None,
                         help="clang to check with (against the nearest cached HIP header set), "
                              "or a hipcc to use as it is. Default: the target's ROCm if installed, "
@@ -69,7 +65,7 @@ def _run_verify(ctx: click.Context, opts: "Options", units: list, roots: list[Pa
     # the check is for one GPU: the first --offload-arch
     arch = opts.offload_arch[0].split(":")[0] if opts.offload_arch else DEFAULT_ARCH
     return run_and_report(units, target=opts.rocm, arch=arch,
-                          includes=[*(ctx.params["include_dirs"] if includes is None else includes),
+                          includes=[*(opts.include_dirs if includes is None else includes),
                                     *roots],
                           jobs=effective_jobs(opts), echo=click.echo,
                           compiler=ctx.params["compiler"], macros=build_macros(opts))
@@ -228,7 +224,7 @@ def convert(ctx: click.Context, paths: tuple[Path, ...], output: str | None, in_
         from hipport.verify_units import converted_dirs, include_roots
 
         status = max(status, _run_verify(ctx, opts, units, include_roots(the_plan),
-                                         converted_dirs(the_plan, ctx.params["include_dirs"])))
+                                         converted_dirs(the_plan, opts.include_dirs)))
     ctx.exit(status)
 
 

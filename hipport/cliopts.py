@@ -290,7 +290,7 @@ EXAMPLES: dict[str, str] = {
     "output": "-o hip/", "in_place": "--in-place", "no_backup": "--in-place --no-backup",
     "diff": "--diff", "check_only": "--check --diff", "report_path": "--report port.html",
     "no_report": "--no-report", "verify": "--verify", "offload_arch": "--offload-arch gfx942",
-    "include_dirs": "-I include/", "compiler": "--compiler clang++-19", "fetch_headers": "--fetch-headers",
+    "compiler": "--compiler clang++-19", "fetch_headers": "--fetch-headers",
     "stdin_filename": "--stdin-filename src/k.cu",
     "statistics": "--statistics", "color": "--color never", "config_path": "--config ci/pyproject.toml",
     "quiet": "-q", "fmt": "-f json", "baseline_path": "--baseline .hipport-baseline.json",

@@ -74,6 +74,9 @@ class Options:
     offload_arch: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()  # -D NAME[=VALUE] / [tool.hipport] defines, for #if branches
     undefines: tuple[str, ...] = ()  # -U NAME / [tool.hipport] undefines: not defined by the HIP build
+    #: -I DIR / [tool.hipport] include-dirs: where the build finds ``#include "name"`` headers
+    #: (the branch model's project-header search; verify's compiler)
+    include_dirs: tuple[Path, ...] = ()
     all_branches: bool = False  # also report, as info, findings in branches HIP never compiles
     #: --rename: .cu files are written as .hip, and build files and includes name them so
     rename: bool = False
@@ -102,7 +105,7 @@ class Options:
             str(self.compile_commands or ""), " ".join(self.clang_args),
             ";".join(f"{m.cuda}={m.hip}@{m.since}..{m.until}" for m in self.mappings),
             ",".join(self.offload_arch), " ".join(self.defines), " ".join(self.undefines),
-            str(self.all_branches),
+            "|".join(map(str, self.include_dirs)), str(self.all_branches),
             str(self.rename),
         ])
 
@@ -175,6 +178,10 @@ def _path(value: Any) -> Path:
     return Path(str(value))
 
 
+def _dirs(value: Any) -> tuple[Path, ...]:
+    return tuple(Path(v) for v in _strings(value))
+
+
 def _archs(value: Any) -> tuple[str, ...]:
     from hipport.gpus import parse_archs  # the GPU table is data: read only when asked
 
@@ -228,6 +235,8 @@ class Field:
     metavar: str | None = None
     choices: tuple[str, ...] = ()
     commands: tuple[str, ...] = TARGETED
+    #: Paths: a relative one in [tool.hipport] is relative to the file holding the table.
+    paths: bool = False
 
 
 FIELDS: tuple[Field, ...] = (
@@ -310,6 +319,12 @@ FIELDS: tuple[Field, ...] = (
           help="A macro the HIP build does not define, for deciding #if branches and for "
                "verify's compile: another platform's guard, say, which hipport otherwise cannot "
                "tell (repeatable; added to the config's).", example="-U GGML_USE_MUSA"),
+    Field("include_dirs", "--include-dir", "include-dirs", _dirs, merge="extend", kind="multiple",
+          short="-I", metavar="DIR", commands=(*SOURCES, "verify"), paths=True,
+          help="A directory the build searches for #include \"name\" headers (repeatable; added "
+               "to the config's): the #if branches follow the project headers found there; verify "
+               "compiles with it; with convert --verify, one inside an input tree means its "
+               "converted copy.", example="-I csrc/includes"),
     Field("all_branches", "--all-branches", "all-branches", _boolean, kind="switch", commands=SOURCES,
           help="Also report, as info, findings in branches the HIP build never compiles.",
           example="--all-branches"),
@@ -360,7 +375,10 @@ def resolve(flags: Mapping[str, Any], table: Mapping[str, Any] | None = None,
         value = getattr(opts, f.name)
         if f.key is not None and f.key in table:
             try:
-                value = _combine(f, value, f.parse(table[f.key]))
+                parsed = f.parse(table[f.key])
+                if f.paths and source is not None:  # relative to the pyproject.toml
+                    parsed = tuple(source.parent / p for p in parsed)
+                value = _combine(f, value, parsed)
             except ValueError as e:
                 raise ConfigError(f"{where}: {f.key} {e}" if str(e).startswith("must")
                                   else f"{where}: {f.key}: {e}") from e

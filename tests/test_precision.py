@@ -532,3 +532,53 @@ def test_a_template_the_hip_build_never_instantiates_runs_nothing() -> None:
     assert codes_on(helper + cuda_only, "HP202", options=named, path="t.cuh") == [3]
     assert codes_on(helper.replace("template <typename T>\n", "#define T int\n") + cuda_only,
                     "HP202", options=named) == [3]  # not a template: compiled, and it runs
+
+
+def test_project_headers_found_through_the_builds_include_dirs(tmp_path: Path) -> None:
+    """DeepSpeed 0.19.8's transformer/inference/csrc/softmax.cu includes
+    ``"inference_cuda_layers.h"`` (``#define WARP_SIZE 32``), which includes
+    ``"ds_kernel_utils.h"`` (``constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;`` for HIP):
+    both live in directories its op builder passes as ``-I``, not beside the kernel. Its
+    ``lane = threadIdx.x & 0x1f`` indexes a ``tiled_partition<WARP_SIZE>`` tile, a 32-lane
+    group of a project that names AMD's wave. Found through ``-I`` (or ``[tool.hipport]
+    include-dirs``, relative to the pyproject.toml), the finding goes; not found, or with a
+    tile of another size, it stays."""
+    from click.testing import CliRunner
+
+    from hipport.cli import main
+
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "layers" / "layers.h").write_text('#pragma once\n#include "utils.h"\n#define WARP_SIZE 32\n')
+    (tmp_path / "utils" / "utils.h").write_text(
+        "#pragma once\n#ifdef __HIP_PLATFORM_AMD__\nconstexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n"
+        "#else\nconstexpr int hw_warp_size = 32;\n#endif\n")
+    (tmp_path / "src" / "softmax.cu").write_text(
+        '#include "layers.h"\n'
+        "__global__ void k(float *x) {\n"
+        "  cg::thread_block_tile<WARP_SIZE> g = cg::tiled_partition<WARP_SIZE>(cg::this_thread_block());\n"
+        "  int lane = threadIdx.x & 0x1f;\n"
+        "  float v = x[lane];\n"
+        "  for (int i = 1; i < WARP_SIZE; i *= 2) v += g.shfl_xor(v, i);\n"
+        "  x[lane] = v;\n"
+        "}\n")
+    kernel = tmp_path / "src" / "softmax.cu"
+    dirs = (tmp_path / "layers", tmp_path / "utils")
+
+    def scan(*args: str) -> list[str]:
+        out = CliRunner().invoke(main, ["scan", "-q", "--color", "never", *args, str(kernel)]).stdout
+        return [ln.split(": ")[1].split()[0] for ln in out.splitlines() if ": HP2" in ln]
+
+    assert codes_on(kernel.read_text(), "HP204", path=str(kernel)) == [4]
+    assert codes_on(kernel.read_text(), "HP204", path=str(kernel), options=Options(include_dirs=dirs)) == []
+    # the header not found (one of the two directories): "maybe", as before
+    assert codes_on(kernel.read_text(), "HP204", path=str(kernel), options=Options(include_dirs=dirs[:1])) == [4]
+    assert scan() == ["HP204"]
+    assert scan("-I", str(dirs[0]), "-I", str(dirs[1])) == []
+    (tmp_path / "pyproject.toml").write_text('[tool.hipport]\ninclude-dirs = ["layers", "utils"]\n')
+    assert scan() == []
+    # a tile of the wave itself (fp_quantize_impl.cu: tiled_partition<hw_warp_size>, 64 on
+    # ROCm) beside lane = tid & 0x1f: the 32 is not the tile's, the finding stays
+    kernel.write_text(kernel.read_text().replace("<WARP_SIZE>", "<hw_warp_size>"))
+    assert scan() == ["HP204"]

@@ -23,7 +23,9 @@ HERE = Path(__file__).resolve().parent.parent / "tests" / "precision"
 PROJECTS: dict[str, dict] = {
     "llama.cpp": {"hip_guards": ("GGML_USE_HIP",)},  # ggml-cuda: ported, its HIP build defines it
     "cub": {"hip_guards": ()},  # NVIDIA CUB: CUDA-only, scanned as it is
-    "deepspeed": {"hip_guards": ()},  # DeepSpeed: ported by __HIP_PLATFORM_AMD__ branches (built in)
+    # DeepSpeed: ported by __HIP_PLATFORM_AMD__ branches (built in); its op builders pass -I
+    # csrc/includes and the op's includes/ (op_builder/transformer_inference.py include_paths)
+    "deepspeed": {"hip_guards": (), "include_dirs": ("includes",)},
     "vllm": {"hip_guards": ("USE_ROCM",)},  # vLLM csrc: its HIP build defines USE_ROCM, named
 }
 
@@ -70,7 +72,8 @@ def measure(project: str) -> Measure:
     from hipport.pipeline import collect, scan_paths
 
     root = HERE / project
-    opts = Options(jobs=1, hip_guards=DEFAULT_HIP_GUARDS + PROJECTS[project]["hip_guards"])
+    opts = Options(jobs=1, hip_guards=DEFAULT_HIP_GUARDS + PROJECTS[project]["hip_guards"],
+                   include_dirs=tuple(root / d for d in PROJECTS[project].get("include_dirs", ())))
     m = Measure(project, read_labels(HERE / f"{project}.labels"))
     # through collect, as scan reports: it drops the findings of CUDA-build-only headers
     for f in collect(scan_paths([root], opts), opts, "scan", with_rules=False).findings:

@@ -7,6 +7,8 @@ per compilation pass (``passes``) with three-valued conditions (``expr``) over m
 
 from __future__ import annotations
 
+import os
+
 from hipport import gpus
 from hipport.options import Options
 from hipport.preprocessor.branches import Branches, analyze
@@ -16,7 +18,7 @@ from hipport.preprocessor.passes import Build
 def build_of(options: Options) -> Build:
     """The HIP build that ``options`` describe."""
     return Build(options.rocm, gpus.archs_of(options), options.hip_guards, options.defines,
-                 options.undefines)
+                 options.undefines, tuple(os.path.abspath(d) for d in options.include_dirs))
 
 
 def model(src: bytes, path: str, options: Options) -> Branches:

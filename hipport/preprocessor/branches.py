@@ -170,18 +170,19 @@ def analyze(src: bytes, path: str, build: Build) -> Branches:
 def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Branches:
     base = _directory(path)
     host, *devices = passes(build)
-    results = [_Pass(macros.copy(), base).run(own, path) for macros in devices]
+    dirs = tuple(Path(d) for d in build.include_dirs)
+    results = [_Pass(macros.copy(), base, dirs).run(own, path) for macros in devices]
     gpu_never = None
     if any(r.macros.read_pass_dependent for r in results) or not results:
         if results:
             gpu_never = _never(results)
-        results.append(_Pass(host.copy(), base).run(own, path))
+        results.append(_Pass(host.copy(), base, dirs).run(own, path))
     # else: nothing the passes differ in was read, so the host pass decides as they do
     found = _combine(results)
     if gpu_never is not None and gpu_never != found.never:
         found.gpu_never = gpu_never
     found.cuda_build = lambda: _merge(
-        [(s, e) for s, e, now in _Pass(cuda_build(build).copy(), base).run(own, path).branches if now == 0])
+        [(s, e) for s, e, now in _Pass(cuda_build(build).copy(), base, dirs).run(own, path).branches if now == 0])
     first = results[0]  # code in no branch but the include guard is compiled by every build
     found._in_branch = _merge([(s, e) for s, e, _ in first.branches if s not in first.guards])
     found.from_headers = frozenset(
@@ -217,9 +218,10 @@ def _directory(path: str) -> Path | None:
 class _Pass:
     """One pass over the file's directives; ``branches[i]`` is the i-th branch's activity."""
 
-    def __init__(self, macros: Macros, top_dir: Path | None) -> None:
+    def __init__(self, macros: Macros, top_dir: Path | None, include_dirs: tuple[Path, ...] = ()) -> None:
         self.macros = macros
         self.top_dir = top_dir
+        self.include_dirs = include_dirs  # the build's -I, searched after the includer's folder
         self.headers = 0  # headers entered, against MAX_HEADERS
         self.branches: list[tuple[int, int, int | None]] = []
         self.irrelevant: list[tuple[int, int]] = []
@@ -332,7 +334,7 @@ class _Pass:
         name = d.include
         if name is None or self.headers >= MAX_HEADERS:
             return
-        folders: tuple[Path | None, ...] = (here, self.top_dir)
+        folders: tuple[Path | None, ...] = (here, self.top_dir, *self.include_dirs)
         if "/" in name and self.top_dir is not None:  # "ggml-cuda/common.cuh": a -I of the source root
             folders += tuple(self.top_dir.parents)[:MAX_UP]
         for folder in folders:
@@ -353,7 +355,7 @@ class _Pass:
                stamp: tuple[int, int], active: int | None, depth: int) -> None:
         """Process a header, or replay what it did last time the macros it reads were the same."""
         macros = self.macros
-        memo_key = (key, stamp, active)
+        memo_key = (key, stamp, active, self.include_dirs)  # -I decides what its includes are
         if macros.recorders:  # inside another header's recording: its reads must be seen
             matches = lambda reads: all(macros.state(n) == st for n, st in reads)  # noqa: E731
         else:
@@ -379,7 +381,7 @@ class _Pass:
 
 
 #: (header path, its mtime and size, activity) -> what processing it read and wrote, per distinct set of reads.
-_MEMO: dict[tuple[str, tuple[int, int], int | None], list[tuple[tuple, tuple, bool]]] = {}
+_MEMO: dict[tuple[str, tuple[int, int], int | None, tuple[Path, ...]], list[tuple[tuple, tuple, bool]]] = {}
 MEMO_PER_HEADER = 32
 #: The pseudo-macro that records a header as included (so the memo sees it as a read).
 _SEEN = "#include "

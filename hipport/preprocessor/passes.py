@@ -36,6 +36,7 @@ class Build:
     hip_guards: tuple[str, ...]
     defines: tuple[str, ...] = ()  # NAME or NAME=VALUE, as after -D
     undefines: tuple[str, ...] = ()  # NAME, as after -U: surely undefined (else unknown)
+    include_dirs: tuple[str, ...] = ()  # -I DIR, absolute: where "name" headers are also looked for
 
 
 def split_define(text: str) -> tuple[str, str]:

@@ -23,7 +23,7 @@ import re
 from typing import TYPE_CHECKING
 
 from hipport.parse import call_arguments, call_name, walk
-from hipport.rules.warp.vocab import SHUFFLES
+from hipport.rules.warp.vocab import SHUFFLES, WAVE_WIDE
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -32,11 +32,19 @@ if TYPE_CHECKING:
 #: A warp- or wave-size name (``WARP_SIZE``, ``physical_warp_size``, ``kWaveSize``,
 #: ``WAVEFRONT_SIZE``, ``warp_lanes``…), as the regexes below spell it.
 _SIZE_NAME = rb"\w*(?:[Ww]arp|WARP|[Ww]ave|WAVE)(?:front|FRONT)?_?(?:[Ss]ize|SIZE|[Ww]idth|WIDTH|[Ll]anes|LANES)\w*"
+#: AMD's name for the wave size: ``__AMDGCN_WAVEFRONT_SIZE``, ``ROCM_WAVEFRONT_SIZE``…
+_WAVEFRONT_NAME = rb"\w*(?:WAVEFRONT|[Ww]avefront)_?(?:SIZE|[Ss]ize)\w*"
 _WAVE64 = re.compile(
     rb"#[ \t]*define[ \t]+" + _SIZE_NAME + rb"[ \t]+\(?64\)?[ \t]*(?:$|//|/\*)"  # #define WAVE_SIZE 64
     rb"|\b" + _SIZE_NAME + rb"[ \t]*=[ \t]*64\b"  # constexpr int kWaveSize = 64
     rb"|\b" + _SIZE_NAME + rb"[ \t]*\([ \t]*(?:void)?[ \t]*\)[^;{}]*\{[^{}]*?\breturn[ \t]+64[ \t]*;",  # f() { return 64; }
     re.M)
+#: A warp-size name given AMD's wavefront size, whatever its value (DeepSpeed's
+#: ``constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;``, its build's ``-D`` of the GPU's
+#: wave, beside ``#define WARP_SIZE 32``): the project knows the wave differs from 32.
+_WAVEFRONT_VALUE = re.compile(
+    rb"#[ \t]*define[ \t]+" + _SIZE_NAME + rb"[ \t]+\(?" + _WAVEFRONT_NAME + rb"\)?[ \t]*(?:$|//|/\*)"
+    rb"|\b" + _SIZE_NAME + rb"[ \t]*=[ \t]*\(?" + _WAVEFRONT_NAME + rb"\)?[ \t]*;", re.M)
 
 
 class _Known:
@@ -63,6 +71,9 @@ _BACK = 400
 
 
 def _names_wave64(text: bytes) -> bool:
+    if b"avefront" in text or b"AVEFRONT" in text:
+        if _WAVEFRONT_VALUE.search(text):
+            return True
     for m in _SIXTY_FOUR.finditer(text):
         end = text.find(b"\n", m.end())
         if _WAVE64.search(text, max(0, m.start() - _BACK), len(text) if end < 0 else end):
@@ -71,7 +82,8 @@ def _names_wave64(text: bytes) -> bool:
 
 
 def knows_wave64(ctx: Context) -> bool:
-    """The file, or a project header a HIP pass surely compiles, names a wave size of 64."""
+    """The file, or a project header a HIP pass surely compiles, names a wave size of 64
+    (or gives a warp-size name AMD's wavefront size)."""
     known = ctx.state(_Known)
     if known.wave64 is None:
         known.wave64 = any(_names_wave64(text) for text in (ctx.src, *_headers(ctx)))
@@ -98,14 +110,11 @@ def logical_width(ctx: Context, width: Node | None) -> bool:
     return knows_wave64(ctx)
 
 
-#: Warp operations over the physical wave whatever the code's group size: votes and masks.
-_WAVE_WIDE = re.compile(rb"__ballot|__activemask|__any|__all|__match_|__reduce_|__uni_sync|__lanemask")
-
-
 def logical_group_function(ctx: Context, func: Node | None) -> bool:
     """``func`` works in 32-lane groups a wave64-aware project chose (``knows_wave64``): it
-    votes on no wave (no ballot, activemask, any/all, match, reduce), and each shuffle it
-    makes passes an explicit width of 32. Then ``threadIdx.x / 32`` there is its group and
+    votes on no wave (no ballot, activemask, any/all, match, reduce), each shuffle it
+    makes passes an explicit width of 32, and each cooperative-groups tile it names has 32
+    lanes (``tiled_partition<WARP_SIZE>`` with WARP_SIZE 32). Then ``threadIdx.x / 32`` there is its group and
     ``% 32`` the lane in it, which a 64-lane wave runs as two groups (vLLM's cache kernels:
     one 32-thread group per head)."""
     if func is None:
@@ -117,9 +126,17 @@ def logical_group_function(ctx: Context, func: Node | None) -> bool:
     return found
 
 
+#: A cooperative-groups tile of the function: its size is the group its lanes work in.
+_TILE = re.compile(rb"\b(?:tiled_partition|thread_block_tile)[ \t]*<[ \t]*([^<>;]+?)[ \t]*>")
+
+
 def _logical_groups(ctx: Context, func: Node) -> bool:
-    if _WAVE_WIDE.search(ctx.src, func.start_byte, func.end_byte) or not knows_wave64(ctx):
+    if WAVE_WIDE.search(ctx.src, func.start_byte, func.end_byte) or not knows_wave64(ctx):
         return False
+    for m in _TILE.finditer(ctx.src, func.start_byte, func.end_byte):
+        size = m.group(1).decode("utf-8", "replace").strip("() ")
+        if size.rstrip("uU") != "32" and not defined_as_32(ctx, size):
+            return False  # a tile of the wave (DeepSpeed's tiled_partition<hw_warp_size>) or unknown
     if not ctx.may_contain(b"shfl", within=func):
         return True  # no shuffle to look at
     for n in walk(func):
