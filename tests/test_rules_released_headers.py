@@ -391,6 +391,14 @@ def test_register_is_kept_on_a_gnu_register_variable():
     assert '  register int x asm("r12") = 0;\n  int y = 1;\n' in out
 
 
+def test_register_outside_a_declaration_is_left():
+    """A stray ``register`` ending a file (test_properties found it: junk after a comment)
+    parses as an ERROR, not a declaration: no storage class to drop, the bytes stay."""
+    src = b'// keep: cudaMalloc "x"\nregister'
+    out, findings, _ = transform(src, "a.cpp", Options(apply_fixes=True))
+    assert out == src and not [f for f in findings if f.code == "HP339"]
+
+
 def test_register_is_dropped_in_cpp_and_kept_in_c():
     src = "void lu(float* a) {\n  register int i, j;\n  for (i = 0; i < 2; i++) a[i] = 0;\n  (void)j;\n}\n"
     assert "  int i, j;\n" in converted(src)

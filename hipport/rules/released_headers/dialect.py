@@ -56,7 +56,9 @@ def _register(node: Node, ctx: Context) -> None:
     if ctx.text(node) != "register" or Path(ctx.path).suffix.lower() == ".c":
         return
     decl = node.parent
-    if decl is not None and _ASM_LABEL.search(ctx.text(decl)):
+    if decl is None or decl.type == "ERROR" or decl.child_by_field_name("declarator") is None:
+        return  # no declaration: a stray word of broken code, left as it is
+    if _ASM_LABEL.search(ctx.text(decl)):
         return  # a GNU register variable: C++17 compilers accept it, and without `register` the label is ignored
     end = node.end_byte
     while ctx.src[end:end + 1] in (b" ", b"\t"):
