@@ -271,7 +271,8 @@ class Context:
         if not hidden and rule.run_time_only and self.branches.gpu_never is not None \
                 and self.branches.device_never(start) and self._in_gpu_only_function(where):
             hidden = True  # only the host pass compiles it, which never generates GPU code
-        if not hidden and rule.run_time_only and self._in_uninstantiated_template(where):
+        if not hidden and (rule.run_time_only or rule.needs_instantiation) \
+                and self._in_uninstantiated_template(where):
             hidden = True  # a template the HIP build never instantiates generates no code
         if hidden and not opts.all_branches:
             return False

@@ -51,6 +51,11 @@ class Rule:
     #: matter, since the host pass never generates its code (``Context.report``). A rule
     #: about names (a missing declaration fails the host pass's parse too) leaves it False.
     run_time_only: bool = False
+    #: The rule's hazard needs the code generated: what it flags runs wrong, or a template
+    #: instantiation rejects it (a 32-bit mask's ``static_assert`` in HIP 7's ``*_sync``
+    #: templates). A function template the HIP build never instantiates is then moot, as for
+    #: a ``run_time_only`` rule (``Context.report``).
+    needs_instantiation: bool = False
 
     @property
     def family(self) -> str:
@@ -90,4 +95,5 @@ def rule_from_class(cls: type) -> Rule:
         supersedes=tuple(getattr(cls, "supersedes", ())),
         moot_where_provided=bool(getattr(cls, "moot_where_provided", False)),
         run_time_only=bool(getattr(cls, "run_time_only", False)),
+        needs_instantiation=bool(getattr(cls, "needs_instantiation", False)),
     )

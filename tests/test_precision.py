@@ -582,3 +582,96 @@ def test_project_headers_found_through_the_builds_include_dirs(tmp_path: Path) -
     # ROCm) beside lane = tid & 0x1f: the 32 is not the tile's, the finding stays
     kernel.write_text(kernel.read_text().replace("<WARP_SIZE>", "<hw_warp_size>"))
     assert scan() == ["HP204"]
+
+
+def test_a_32_bit_mask_in_a_template_the_hip_build_never_instantiates_is_moot(tmp_path: Path) -> None:
+    """vLLM's quantization/activation_kernels.cu:241, ``__ballot_sync(0xffffffff, move_on)``
+    in ``warp_expert_search<Idx_t>``, which only ``#ifndef USE_ROCM`` kernels call: clang 19
+    with the HIP 7.1 headers compiles it (the mask's ``static_assert`` is in a template
+    the call never instantiates). Called from compiled code, or in a header, HP201 stays,
+    and convert widens the mask there."""
+    helper = ("template <typename T>\n"
+              "__device__ int search(const T *p, T v) {\n"
+              "  bool on = *p <= v;\n"
+              "  return __popcll(__ballot_sync(0xffffffff, on));\n"
+              "}\n")
+    cuda_only = "#ifndef USE_ROCM\n__global__ void k(int *p) { *p = search<int>(p, 3); }\n#endif\n"
+    live = "__global__ void h(int *p) { *p = search(p, 4); }\n"
+    named = Options(hip_guards=DEFAULT_HIP_GUARDS + ("USE_ROCM",))
+    assert codes_on(helper + cuda_only, "HP201", options=named) == []
+    assert codes_on(helper + cuda_only + live, "HP201", options=named) == [4]
+    assert codes_on(helper + cuda_only, "HP201", options=named, path="t.cuh") == [4]
+    converted = analyze((helper + cuda_only + live).encode(), "t.cu", named.with_(apply_fixes=True))
+    assert [f.fixed for f in converted.findings if f.code == "HP201"] == [True]
+
+
+def test_xor_shuffles_under_32_keep_to_a_32_lane_group_of_a_wave64_aware_project() -> None:
+    """vLLM's rocm/skinny_gemms.cu (LLGemm1_kernel; core/cuda_compat.h's get_warp_size()
+    returns 64 on GFX9): a reduction over the wave (``mask = WARP_SIZE / 2``), then in one
+    block ``for (mask = 16 / 2; mask >= 1; mask /= 2) acc += __shfl_xor(acc, mask)``,
+    ``float oval2 = __shfl_xor(acc, 16)`` and ``if (lane % 32 == 0)`` writing both: xor by
+    offsets under 32 keeps each half of a 64-lane wave to itself, so the 32-lane groups are
+    right. A ``__shfl_down`` there (lane 31 reads lane 47), an offset not bounded under 32,
+    the partner folded back into the sum, or a file that never names the 64: findings stay."""
+    aware = ("#define WARP_SIZE 64\n"
+             "static __device__ constexpr int get_warp_size() {\n#ifdef __GFX9__\n  return 64;\n"
+             "#else\n  return 32;\n#endif\n}\n")
+    kernel = ("__global__ void gemv(float *c, const float *a, int r) {\n"
+              "  const int lane = threadIdx.x % WARP_SIZE;\n"
+              "  float acc = a[threadIdx.x];\n"
+              "  for (int mask = WARP_SIZE / 2; mask >= 1; mask /= 2) acc += __shfl_xor(acc, mask);\n"
+              "  if (threadIdx.x / 16 < r) {\n"
+              "    for (int mask = 16 / 2; mask >= 1; mask /= 2) {\n"
+              "      acc += __shfl_xor(acc, mask);\n"
+              "    }\n"
+              "    float oval2 = __shfl_xor(acc, 16);\n"
+              "    if (lane % 32 == 0) {\n"
+              "      c[threadIdx.x / 32] = acc + 2 * oval2;\n"
+              "    }\n"
+              "  }\n"
+              "}\n")
+    at = len(aware.splitlines())
+
+    def highs(src: str) -> list[tuple[str, int]]:
+        return [(c, n - at) for c, n in found(src) if c in ("HP204", "HP214")]
+
+    assert highs(aware + kernel) == []
+    lanes = [("HP204", 10), ("HP204", 11)]
+    assert highs(aware + kernel.replace("__shfl_xor(acc, mask);\n    }", "__shfl_down(acc, mask);\n    }")) \
+        == [*lanes, ("HP214", 9)]
+    assert highs(aware + kernel.replace("mask = 16 / 2", "mask = r")) == [*lanes, ("HP214", 9)]
+    assert highs(aware + kernel.replace("2 * oval2;", "oval2;\n      acc += oval2;")) == [("HP214", 9)]
+    assert highs(aware.replace("64", "32") + kernel) == [*lanes, ("HP214", 9)]
+
+
+def test_an_xor_ladder_in_code_that_never_spells_the_wave_reduces_each_half() -> None:
+    """vLLM's cache_kernels.cu ``indexer_k_quant_and_cache_kernel`` (launched with a (32, 4)
+    block; core/cuda_compat.h names the 64): ``for (int mask = 16; mask > 0; mask /= 2)
+    amax = fmaxf(amax, __shfl_xor_sync(~0ull, amax, mask))``, then every thread scales by
+    its row's amax and ``threadIdx.x == 0`` writes it. No vote, only xors under 32 and no
+    wave-size name: a 64-lane wave runs it as two 32-lane warps, each reduced whole. A
+    ``__shfl_down`` ladder, a broadcast, a ``warpSize`` index, a ``__device__`` helper
+    (whose callers use the sum) or a file that never names the 64 keep HP214."""
+    aware = ("static __device__ constexpr int get_warp_size() {\n#ifdef __GFX9__\n  return 64;\n"
+             "#else\n  return 32;\n#endif\n}\n")
+    kernel = ("__global__ void quant(const float *k, float *out, float *scales) {\n"
+              "  float amax = fabsf(k[threadIdx.y * 32 + threadIdx.x]);\n"
+              "  for (int mask = 16; mask > 0; mask /= 2) {\n"
+              "    amax = fmaxf(amax, __shfl_xor_sync(~0ull, amax, mask));\n"
+              "  }\n"
+              "  out[threadIdx.y * 32 + threadIdx.x] = k[threadIdx.x] / amax;\n"
+              "  if (threadIdx.x == 0) scales[threadIdx.y] = amax;\n"
+              "}\n")
+    at = len(aware.splitlines())
+
+    def ladders(src: str) -> list[int]:
+        return [n - at for n in codes_on(src, "HP214")]
+
+    assert ladders(aware + kernel) == []
+    assert ladders(aware + kernel.replace("__shfl_xor_sync", "__shfl_down_sync")) == [3]
+    assert ladders(aware + kernel.replace("  if (threadIdx.x == 0)",
+                                          "  amax = __shfl_sync(~0ull, amax, 0);\n  if (threadIdx.x == 0)")) == [3]
+    assert ladders(aware + kernel.replace("threadIdx.x == 0", "threadIdx.x % warpSize == 0")) == [3]
+    assert ladders(aware.replace("64", "32") + kernel) == [3]
+    # a __device__ helper: its callers decide what the sum means (gdn's warp_reduce_sum)
+    assert ladders(aware + kernel.replace("__global__", "__device__")) == [3]

@@ -10,7 +10,7 @@ from hipport.findings import Effort, Severity
 from hipport.parse import Node, find_all, text
 from hipport.rules import REGISTRY
 from hipport.rules.warp.functions import function_check, may_be_device_like
-from hipport.rules.warp.logical import logical_group_function
+from hipport.rules.warp.logical import logical_group_block, logical_group_function
 from hipport.rules.warp.scope import LANE_OPERANDS, Scope
 from hipport.rules.warp.syntax import int_value, strip
 
@@ -29,7 +29,10 @@ class LaneArithmetic32:
     reported when the operand is a thread index (`threadIdx`, `blockDim`, a variable
     assigned from them, or a name such as `tid`/`lane`). Not reported in a function that
     votes on no wave and gives each shuffle a width of 32, in a project that also names a
-    wave size of 64: its 32-lane groups are chosen, and a 64-lane wave runs two of them.
+    wave size of 64: its 32-lane groups are chosen, and a 64-lane wave runs two of them. The
+    same holds in a block of such a function whose every shuffle is an xor by an offset
+    under 32 (a constant, or a ladder halving from one): each half of the wave exchanges
+    within itself.
 
     ## Example
     ```cuda
@@ -84,7 +87,8 @@ def check_lane_arithmetic(ctx: Context, scope: Scope) -> None:
             continue
         if op and op.startswith(("/", "%")) and _data_layout_split(ctx, node):
             continue
-        if op and logical_group_function(ctx, facts.enclosing_function(ctx, node)):
+        if op and (logical_group_function(ctx, func := facts.enclosing_function(ctx, node))
+                   or logical_group_block(ctx, node, func)):
             continue  # the 32-lane group of a wave64-aware project (logical.py)
         if op:
             ctx.report(

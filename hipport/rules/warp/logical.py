@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from hipport.parse import call_arguments, call_name, walk
-from hipport.rules.warp.vocab import SHUFFLES, WAVE_WIDE
+from hipport.parse import call_arguments, call_name, function_qualifiers, walk
+from hipport.rules.warp.syntax import small_constant, step_of, strip
+from hipport.rules.warp.vocab import SHUFFLES, WAVE_WIDE, XOR_SHUFFLES, is_warp_size_name
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -49,12 +50,14 @@ _WAVEFRONT_VALUE = re.compile(
 
 class _Known:
     """Per file: whether the project spells a wave of 64 (None: not asked yet), its
-    project headers' bytes, and the functions ``logical_group_function`` judged."""
+    project headers' bytes, and the functions and blocks ``logical_group_function`` and
+    ``logical_group_block`` judged."""
 
     def __init__(self) -> None:
         self.wave64: bool | None = None
         self.headers: list[bytes] | None = None
         self.groups: dict[int, bool] = {}  # function start -> ``logical_group_function``
+        self.blocks: dict[int, bool] = {}  # block start -> ``_group_preserving``
 
 
 def _headers(ctx: Context) -> list[bytes]:
@@ -130,13 +133,16 @@ def logical_group_function(ctx: Context, func: Node | None) -> bool:
 _TILE = re.compile(rb"\b(?:tiled_partition|thread_block_tile)[ \t]*<[ \t]*([^<>;]+?)[ \t]*>")
 
 
-def _logical_groups(ctx: Context, func: Node) -> bool:
+def _logical_groups(ctx: Context, func: Node, shuffles: bool = True) -> bool:
+    """``logical_group_function``'s test; with ``shuffles`` False, all but the shuffles'."""
     if WAVE_WIDE.search(ctx.src, func.start_byte, func.end_byte) or not knows_wave64(ctx):
         return False
     for m in _TILE.finditer(ctx.src, func.start_byte, func.end_byte):
         size = m.group(1).decode("utf-8", "replace").strip("() ")
         if size.rstrip("uU") != "32" and not defined_as_32(ctx, size):
             return False  # a tile of the wave (DeepSpeed's tiled_partition<hw_warp_size>) or unknown
+    if not shuffles:
+        return True
     if not ctx.may_contain(b"shfl", within=func):
         return True  # no shuffle to look at
     for n in walk(func):
@@ -144,4 +150,101 @@ def _logical_groups(ctx: Context, func: Node) -> bool:
             args, at = call_arguments(n), SHUFFLES[name][1]
             if len(args) <= at or not logical_width(ctx, args[at]):
                 return False
+    return True
+
+
+def logical_group_block(ctx: Context, node: Node, func: Node | None) -> bool:
+    """``node`` (32-lane arithmetic) stands in a block of ``func`` whose shuffles all stay
+    inside 32-lane groups, in a wave64-aware project, and ``func`` votes on no wave. The
+    block is the innermost one around ``node`` holding a shuffle (none: not this case);
+    a shuffle keeps to the group with an explicit width of 32 (``logical_width``) or as an
+    xor whose offset is under 32: ``lane ^ m`` keeps bit 5, so on a wave of 64 each half
+    exchanges within itself, as a 32-lane warp does. vLLM's rocm/skinny_gemms.cu reduces a
+    row over the wave (``mask = WARP_SIZE / 2``), then pairs 16-lane rows with
+    ``mask = 16 / 2 …`` and ``__shfl_xor(v, 16)`` and lets ``lane % 32 == 0`` write:
+    right on wave64. A ``__shfl_down`` without a width crosses from one half into the
+    other (lane 31 reads lane 47): it keeps the finding, as an unbounded offset does."""
+    if func is None or not knows_wave64(ctx) or WAVE_WIDE.search(ctx.src, func.start_byte, func.end_byte):
+        return False
+    block = node.parent
+    while block is not None and block.start_byte >= func.start_byte:
+        if block.type == "compound_statement" and ctx.may_contain(b"shfl", within=block):
+            known = ctx.state(_Known).blocks
+            found = known.get(block.start_byte)
+            if found is None:
+                found = known[block.start_byte] = _group_preserving(ctx, block)
+            return found
+        block = block.parent
+    return False
+
+
+def _group_preserving(ctx: Context, block: Node) -> bool:
+    src, calls = ctx.src, 0
+    for n in walk(block):
+        if n.type != "call_expression" or (name := call_name(src, n)) not in SHUFFLES:
+            continue
+        calls += 1
+        args = call_arguments(n)
+        delta_at, width_at = SHUFFLES[name]
+        if len(args) > width_at and logical_width(ctx, args[width_at]):
+            continue
+        if name not in XOR_SHUFFLES or delta_at is None or len(args) <= delta_at \
+                or not _below_32(ctx, args[delta_at], n):
+            return False
+    return calls > 0
+
+
+def _below_32(ctx: Context, offset: Node, call: Node) -> bool:
+    """``offset`` is surely in 0..31: a constant (``16``, ``16 / 2``), or the variable of
+    a ``for`` around ``call`` that starts at such a constant, halves each step and stops
+    at 0 or above (``for (int m = 16 / 2; m >= 1; m /= 2)``)."""
+    src = ctx.src
+    value = small_constant(src, offset)
+    if value is not None:
+        return 0 <= value < 32
+    offset = strip(offset)
+    if offset.type != "identifier":
+        return False
+    var = ctx.text(offset)
+    loop = call.parent
+    while loop is not None and loop.type != "for_statement":
+        loop = loop.parent
+    if loop is None:
+        return False
+    init, update = loop.child_by_field_name("initializer"), loop.child_by_field_name("update")
+    decl = init.child_by_field_name("declarator") if init is not None and init.type == "declaration" else None
+    if decl is None or decl.type != "init_declarator" or update is None \
+            or ctx.text(decl.child_by_field_name("declarator")) != var:
+        return False
+    start = decl.child_by_field_name("value")
+    first = small_constant(src, start) if start is not None else None
+    # halving from 0..31 never leaves it, whatever the condition; nothing else may assign it
+    body = loop.child_by_field_name("body")
+    assigned = body is not None and re.search(
+        rb"\b" + re.escape(var.encode()) + rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*" + re.escape(var.encode()) + rb"\b"
+        rb"|\b" + re.escape(var.encode()) + rb"\s*(?:\+\+|--)", src[body.start_byte:body.end_byte])
+    return first is not None and 0 <= first < 32 and step_of(src, update, var) == "down" and not assigned
+
+
+#: An identifier: the warp-size names a function may spell (``_wave_blind``).
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+
+
+def wave_blind_function(ctx: Context, func: Node | None) -> bool:
+    """Kernel ``func`` behaves on a 64-lane wave as two 32-lane warps, in a wave64-aware
+    project: it votes on no wave, each shuffle stays in its 32-lane group (``_group_preserving``:
+    an xor by an offset under 32, or a width of 32), each tile has 32 lanes, and it spells
+    neither ``warpSize`` nor any warp-size name, so no index depends on the wave's width. Then an xor ladder from 16 reduces each group, as CUDA
+    reduces each warp (vLLM's cache_kernels.cu ``indexer_k_quant_and_cache_kernel``: an
+    amax over the 32 threads of a row of its (32, 4) block, each thread then using it)."""
+    if func is None or "__global__" not in function_qualifiers(ctx.src, func) \
+            or not _logical_groups(ctx, func, shuffles=False):
+        return False  # a __device__ helper's callers, elsewhere, decide what its sums mean
+    body = func.child_by_field_name("body")
+    if body is None or not _group_preserving(ctx, body):
+        return False
+    for m in _WORD.finditer(ctx.src, body.start_byte, body.end_byte):
+        word = m.group().decode()
+        if word == "warpSize" or is_warp_size_name(word):
+            return False  # even one #defined as 32: vLLM's WARP_SIZE is 32 only for CUDA
     return True

@@ -35,7 +35,10 @@ class WarpMask32:
     32-bit literal such as `0xffffffff`, `~0u`, `(unsigned)-1` or `-1` does not compile, and
     a 64-bit-typed `0xffffffffull` compiles but names only lanes 0–31 of a 64-lane wave
     (CDNA), so half the wave silently drops out of the reduction. Also reported when the
-    mask is a macro or a file-scope constant defined as such a value in the same file.
+    mask is a macro or a file-scope constant defined as such a value in the same file. Not
+    reported in a function template the HIP build never instantiates (one a source file
+    calls only in branches it never compiles): no code is generated, and the assertion
+    never fires.
 
     ## Example
     ```cuda
@@ -55,6 +58,9 @@ class WarpMask32:
     """
 
     code = "HP201"
+    # clang 19 with the 7.1 headers accepts __ballot_sync(0xffffffff, b) in a function
+    # template never instantiated, though b is not dependent: nothing to fix or run there
+    needs_instantiation = True
     slug = "warp-mask-32bit"
     severity = Severity.HIGH
     effort = Effort.NONE

@@ -13,9 +13,10 @@ from hipport.findings import Effort, Severity
 from hipport.parse import Node, call_arguments, call_name, text, walk
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY
-from hipport.rules.warp.logical import logical_width
-from hipport.rules.warp.syntax import int_value, is_int, strip
-from hipport.rules.warp.vocab import SHUFFLES
+from hipport import facts
+from hipport.rules.warp.logical import logical_group_block, logical_width, wave_blind_function
+from hipport.rules.warp.syntax import int_value, is_int, step_of, strip
+from hipport.rules.warp.vocab import SHUFFLES, XOR_SHUFFLES
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -71,6 +72,12 @@ class ShuffleLadder16:
 
     Not reported when every shuffle of the ladder passes a width of 32 in a project that
     also names a wave size of 64 (logical.py): a 32-lane group it chose, reduced whole.
+    Nor is a ladder of xors from 16 in a function of such a project that votes on no wave,
+    shuffles only by xors under 32 (or width 32) and spells neither `warpSize` nor another
+    warp-size name: a 64-lane wave runs it as two 32-lane warps, each reduced whole.
+    Nor is `float other = __shfl_xor(v, 16)` there, kept apart from `v`, in a block whose
+    shuffles are all xors by offsets under 32: an exchange within a 32-lane group, which
+    each half of a 64-lane wave makes within itself.
     """
 
     code = "HP214"
@@ -97,13 +104,40 @@ def check_shuffle(call: Node, ctx: Context) -> None:
         )
     delta = args[delta_at] if delta_at is not None and len(args) > delta_at else None
     narrow = width is not None and (v := int_value(src, width)) is not None and v[0] < 32
-    if delta is not None and is_int(src, delta, 16) and not narrow and not logical_width(ctx, width):
+    if delta is not None and is_int(src, delta, 16) and not narrow and not logical_width(ctx, width) \
+            and not _group_exchange(ctx, call, name, args):
         ctx.report(
             ShuffleLadder16, delta,
             f"`{name}` with offset 16 starts a 32-lane reduction ladder; "
             "lanes 32-63 of a wave are never combined",
             "start the ladder at warpSize / 2",
         )
+
+
+def _group_exchange(ctx: Context, call: Node, name: str, args: list[Node]) -> bool:
+    """``float other = __shfl_xor(v, 16)``: the partner's value kept apart, never folded
+    back into ``v``, in a block whose shuffles all stay within 32-lane groups (xor by
+    offsets under 32, ``logical.logical_group_block``): an exchange between the two
+    16-lane halves of a 32-lane group, not the first step of a reduction over the wave.
+    On a wave of 64 each half exchanges within itself (vLLM's rocm/skinny_gemms.cu pairs
+    two rows' sums so ``lane % 32 == 0`` writes them as one half2)."""
+    decl = call.parent
+    if name not in XOR_SHUFFLES or not args or decl is None or decl.type != "init_declarator":
+        return False
+    target = decl.child_by_field_name("declarator")
+    if target is None or target.type != "identifier":
+        return False
+    mine, shuffled = text(ctx.src, target), "".join(ctx.text(args[0]).split())
+    block = decl.parent
+    while block is not None and block.type != "compound_statement":
+        block = block.parent
+    if block is None:
+        return False
+    for n in walk(block):  # folded back: v += other, v = fmaxf(v, other)
+        if n.type == "assignment_expression" and "".join(ctx.text(n.child_by_field_name("left")).split()) == shuffled \
+                and re.search(rb"\b" + re.escape(mine.encode()) + rb"\b", ctx.src[n.start_byte:n.end_byte]):
+            return False
+    return logical_group_block(ctx, call, facts.enclosing_function(ctx, call))
 
 
 _SHFL_RE = re.compile(rb"shfl", re.I)
@@ -136,7 +170,7 @@ def check_ladder_loop(loop: Node, ctx: Context) -> None:
         start, var = init.child_by_field_name("right"), text(src, init.child_by_field_name("left"))
     if start is None or not var:
         return
-    step = _step(src, update, var)
+    step = step_of(src, update, var)
     if step == "down" and is_int(src, start, 16) and not _stops_early(src, cond, var):
         where = start
     elif step == "up" and is_int(src, start, 1) and (bound := _upper_bound_32(src, cond, var)) is not None:
@@ -147,22 +181,14 @@ def check_ladder_loop(loop: Node, ctx: Context) -> None:
     shuffles = _shuffles_with(src, body, var) if body is not None else []
     if not shuffles or all(logical_width(ctx, _width(src, call)) for call in shuffles):
         return  # no shuffle of var, or each one's explicit 32 is a logical warp (logical.py)
+    if step == "down" and wave_blind_function(ctx, facts.enclosing_function(ctx, loop)):
+        return  # xors under 32 in code that never spells the wave: each half reduces itself
     ctx.report(
         ShuffleLadder16, where,
         f"shuffle ladder over `{var}` {'starts at 16' if step == 'down' else 'stops at 32'}: "
         "it reduces 32 lanes; a wave on CDNA has 64",
         "start at warpSize / 2" if step == "down" else "bound the ladder by warpSize",
     )
-
-
-def _step(src: bytes, update: Node, var: str) -> str | None:
-    """``"down"`` for halving updates of ``var``, ``"up"`` for doubling ones."""
-    s = "".join(text(src, update).split())
-    if s in (f"{var}>>=1", f"{var}/=2", f"{var}={var}>>1", f"{var}={var}/2"):
-        return "down"
-    if s in (f"{var}<<=1", f"{var}*=2", f"{var}={var}<<1", f"{var}={var}*2"):
-        return "up"
-    return None
 
 
 def _stops_early(src: bytes, cond: Node, var: str) -> bool:

@@ -42,6 +42,35 @@ def int_value(src: bytes, node: Node) -> tuple[int, str] | None:
         return None
 
 
+def small_constant(src: bytes, node: Node) -> int | None:
+    """The value of an integer constant expression of literals: ``16 / 2``, ``(1 << 4)``
+    (``+ - * / % << >>`` over integer literals; None for anything else)."""
+    node = strip(node)
+    if node.type != "binary_expression":
+        v = int_value(src, node)
+        return v[0] if v is not None else None
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    a = small_constant(src, left) if left is not None else None
+    b = small_constant(src, right) if right is not None else None
+    if a is None or b is None:
+        return None
+    op = text(src, node.child_by_field_name("operator"))
+    if op in ("/", "%") and b == 0 or op in ("<<", ">>") and not 0 <= b < 64:
+        return None
+    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: int(a / b),
+            "%": lambda: a % b, "<<": lambda: a << b, ">>": lambda: a >> b}.get(op, lambda: None)()
+
+
+def step_of(src: bytes, update: Node, var: str) -> str | None:
+    """``"down"`` for halving updates of loop variable ``var``, ``"up"`` for doubling ones."""
+    s = "".join(text(src, update).split())
+    if s in (f"{var}>>=1", f"{var}/=2", f"{var}={var}>>1", f"{var}={var}/2"):
+        return "down"
+    if s in (f"{var}<<=1", f"{var}*=2", f"{var}={var}<<1", f"{var}={var}*2"):
+        return "up"
+    return None
+
+
 def is_int(src: bytes, node: Node | None, *values: int) -> bool:
     v = int_value(src, node) if node is not None else None
     return v is not None and v[0] in values

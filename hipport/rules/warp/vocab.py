@@ -29,6 +29,9 @@ SHUFFLES: dict[str, tuple[int | None, int]] = {
 #: Warp operations over the physical wave whatever the code's group size: votes and masks
 #: (``logical.logical_group_function``: a function making one works on no 32-lane group).
 WAVE_WIDE = re.compile(rb"__ballot|__activemask|__any|__all|__match_|__reduce_|__uni_sync|__lanemask")
+#: The xor (butterfly) shuffles: ``lane ^ offset`` stays in a 32-lane group for offsets under 32.
+XOR_SHUFFLES = frozenset({"__shfl_xor", "__shfl_xor_sync"})
+assert XOR_SHUFFLES <= set(SHUFFLES)
 #: Types of 32 bits a mask must not be stored in.
 MASK32_TYPES = frozenset({
     "unsigned", "unsigned int", "uint32_t", "std::uint32_t", "int", "int32_t", "uint", "signed",
