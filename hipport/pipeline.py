@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 from itertools import chain, islice
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from hipport.files import (FileError, SourceFile, discover, is_binary, looks_lik
                            read_bytes)
 from hipport.findings import Finding, Severity
 from hipport.options import Options
-from hipport.preprocessor.includers import cuda_only_headers, own_includes
+from hipport.preprocessor.includers import HEADER_SUFFIXES, cuda_only_headers, own_includes, reached
 from hipport.report.model import FileOutcome, Report
 from hipport.rewrite.buildfiles import hip_name, kind_of as build_kind, transform as build_transform
 
@@ -45,6 +45,11 @@ class FileResult:
     source: SourceFile | None = None
     #: the file's own ``#include "…"`` and whether a HIP build compiles each (includers.py)
     includes: tuple[tuple[str, bool], ...] = ()
+    #: parsed as CUDA (its own HIP build unit or a header of one), not passed over
+    parsed: bool = False
+    #: a CUDA-free header holding a construct a rule fixes in included headers too
+    #: (``Rule.in_included_headers``): decided once the run's includers are known
+    held: bool = False
 
 
 def process(sf: SourceFile, options: Options) -> FileResult:
@@ -76,6 +81,8 @@ def process(sf: SourceFile, options: Options) -> FileResult:
     if not build and (not looks_like_cuda(data) or other_gpu_dialect(data)):
         result.status = "unchanged"
         result.includes = own_includes(data, None)  # a host file's includes are all live
+        result.held = sf.path.suffix.lower() in HEADER_SUFFIXES and any(
+            any(b in data for b in needles) for needles in _included_header_rules(options).values())
         return result
     from hipport.parse import ParseBudgetExceeded  # (tree-sitter loads only for a source)
 
@@ -90,10 +97,71 @@ def process(sf: SourceFile, options: Options) -> FileResult:
     except ParseBudgetExceeded as e:
         result.status, result.error = "error", str(e)
         return result
+    result.parsed = not build
     if new != data:
         result.status, result.output = "converted", new
     else:
         result.status = "unchanged"
+    return result
+
+
+def _included_header_rules(options: Options) -> dict[str, tuple[bytes, ...]]:
+    """The rules this run reports that also run on CUDA-free headers a CUDA unit
+    includes, with the bytes that call for them (``Rule.in_included_headers``)."""
+    return {code: needles for code, needles in _in_included_headers() if options.reports(code)}
+
+
+@lru_cache(maxsize=1)
+def _in_included_headers() -> tuple[tuple[str, tuple[bytes, ...]], ...]:
+    from hipport import rules  # deferred: only a CUDA-free header asks
+
+    return tuple((code, r.in_included_headers) for code, r in rules.load().rules.items() if r.in_included_headers)
+
+
+def _with_included_headers(results: Iterable[FileResult], options: Options) -> Iterator[FileResult]:
+    """``results`` as they come, except the held CUDA-free headers (``FileResult.held``):
+    those come last, once every includer is known. One that a parsed file of the run
+    includes (directly or through other files, where the HIP build compiles the include)
+    is compiled by the HIP build, so the rules of ``Rule.in_included_headers`` run on it
+    (and convert applies their fixes); the others stay as they are."""
+    held: list[FileResult] = []
+    includes: list[tuple[str, tuple[tuple[str, bool], ...]]] = []
+    roots: list[str] = []
+    for r in results:
+        if r.includes:
+            includes.append((r.path, r.includes))
+        if r.parsed:
+            roots.append(r.path)
+        if r.held:
+            held.append(r)
+        else:
+            yield r
+    if not held:
+        return
+    compiled = reached(roots, includes, [r.path for r in held])
+    for r in held:
+        r.held = False
+        yield _as_included_header(r, options) if r.path in compiled else r
+
+
+def _as_included_header(result: FileResult, options: Options) -> FileResult:
+    """A held header run through the rules of ``Rule.in_included_headers`` alone."""
+    from hipport.parse import ParseBudgetExceeded
+
+    codes = frozenset(_included_header_rules(options))
+    try:
+        data = read_bytes(result.source.path)
+        new, result.findings, result.rewrites, result.includes = _transform(
+            data, result.path, options.with_(select=codes))
+    except OSError as e:
+        result.status, result.error = "error", f"cannot read: {e.strerror or e}"
+        return result
+    except (EditConflict, ParseBudgetExceeded) as e:
+        result.status, result.error = "error", f"internal: {e}" if isinstance(e, EditConflict) else str(e)
+        return result
+    result.parsed = True
+    if new != data:
+        result.status, result.output = "converted", new
     return result
 
 
@@ -190,8 +258,9 @@ def run(items: Iterable[SourceFile | FileError], options: Options) -> Iterator[F
 def run_paths(
     paths: Iterable[Path], options: Options, *, avoid: Path | None = None
 ) -> Iterator[FileResult]:
-    """Discover and process, streamed; discovery errors come back as error results in their place."""
-    yield from run(discover(paths, options, avoid=avoid), options)
+    """Discover and process, streamed; discovery errors come back as error results in their
+    place, and held headers after the rest (``_with_included_headers``)."""
+    yield from _with_included_headers(run(discover(paths, options, avoid=avoid), options), options)
 
 
 def scan_paths(paths: Iterable[Path], options: Options) -> Iterator[FileResult]:

@@ -56,6 +56,12 @@ class Rule:
     #: templates). A function template the HIP build never instantiates is then moot, as for
     #: a ``run_time_only`` rule (``Context.report``).
     needs_instantiation: bool = False
+    #: The rule reports C++ that the HIP build's clang rejects whatever CUDA the file has
+    #: (C++17's removed ``register``): it also runs on a CUDA-free header that a CUDA unit
+    #: of the run includes, which the HIP build compiles too, when the header holds one of
+    #: these bytes (``pipeline.process`` holds such a header back until its includers are
+    #: known). Empty: only on the files convert parses anyway.
+    in_included_headers: tuple[bytes, ...] = ()
 
     @property
     def family(self) -> str:
@@ -96,4 +102,5 @@ def rule_from_class(cls: type) -> Rule:
         moot_where_provided=bool(getattr(cls, "moot_where_provided", False)),
         run_time_only=bool(getattr(cls, "run_time_only", False)),
         needs_instantiation=bool(getattr(cls, "needs_instantiation", False)),
+        in_included_headers=tuple(getattr(cls, "in_included_headers", ())),
     )

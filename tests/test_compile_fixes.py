@@ -275,3 +275,33 @@ def test_the_fixed_constructs_compile_against_the_targets_headers(rocm, arch, tm
     assert result.verdicts == [] and not result.failed(), render(result)
     assert all(f.fixed for u in units for f in u.findings
                if f.code in ("HP201", "HP202", "HP217", "HP331", "HP332", "HP334", "HP335", "HP122", "HP123", "HP124", "HP126", "HP337", "HP339", "HP340")), [f for u in units for f in u.findings]
+
+
+@pytest.mark.parametrize("rocm", ["7.2.1", "6.3"])
+def test_a_cuda_free_header_a_unit_includes_compiles_against_the_targets_headers(rocm, tmp_path):
+    """cuda-samples smokeParticles' ParticleSystem.h: plain C++ with `register`, included by a
+    .cu, so compiled as C++17 by the HIP build ("ISO C++17 does not allow 'register' storage
+    class specifier" in the header, unpredicted before HP339 reached it)."""
+    target = parse_version(rocm)
+    try:
+        compiler = V.select(target)
+    except V.NoCompiler as e:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but {e}: the compile tier must run in CI")
+        pytest.skip(str(e))
+    src = tmp_path / "cuda"
+    src.mkdir()
+    (src / "ParticleSystem.h").write_text(
+        "#pragma once\ninline float clampf(float v, float lo, float hi) {\n"
+        "  register float r = v < lo ? lo : v;\n  return r > hi ? hi : r;\n}\n")
+    (src / "particles.cu").write_text(
+        '#include <cuda_runtime.h>\n#include "ParticleSystem.h"\n'
+        "__global__ void k(float *p) { p[threadIdx.x] *= 2.0f; }\n"
+        "int main() { return (int)clampf(2.0f, 0.0f, 1.0f); }\n")
+    the_plan = plan([src], str(tmp_path / "hip"), in_place=False, diff=False)
+    units: list[U.Unit] = []
+    options = Options(apply_fixes=True, rocm=target, offload_arch=("gfx942",))
+    for _ in U.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
+        pass
+    result = V.verify(units, compiler=compiler, target=target, arch="gfx942", includes=U.include_roots(the_plan))
+    assert result.verdicts == [] and not result.failed(), render(result)

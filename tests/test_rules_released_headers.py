@@ -5,6 +5,8 @@ family harnesses in test_rules_api.py, test_rules_warp.py and test_rules_device.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hipport.analyze import analyze
 from hipport.options import Options
 from hipport.pipeline import transform
@@ -404,3 +406,39 @@ def test_register_is_dropped_in_cpp_and_kept_in_c():
     assert "  int i, j;\n" in converted(src)
     out, findings, _ = transform(src.encode(), "t.c", Options(apply_fixes=True))
     assert out.decode() == src and not [f for f in findings if f.code == "HP339"]
+
+
+def test_register_is_removed_from_a_cuda_free_header_a_cuda_unit_includes(tmp_path) -> None:
+    """cuda-samples smokeParticles: ParticleSystem.h has no CUDA, so convert passed it over,
+    yet particleSystem.cu includes it and the HIP build compiles it as C++17 ("ISO C++17 does
+    not allow 'register'", unpredicted). A header only a branch the HIP build never compiles
+    includes, or that no CUDA file includes, is left as it is, with no finding; so is a GNU
+    register variable. ``scan`` reports what ``convert`` fixes."""
+    from hipport.convert import convert, plan
+    from hipport.pipeline import scan_paths
+
+    src = tmp_path / "src"
+    (src / "util").mkdir(parents=True)
+    (src / "ParticleSystem.h").write_text(
+        '#pragma once\n#include "util/inner.h"\n'
+        "inline float clampf(float v) {\n  register float r = v < 0 ? 0 : v;\n  return r;\n}\n")
+    (src / "util" / "inner.h").write_text("inline int twice(int v) { register int r = 2 * v; return r; }\n"
+                                          'inline void pin() { register int sp asm("sp"); (void)sp; }\n')
+    (src / "cuda_only.h").write_text("inline int once(int v) { register int r = v; return r; }\n")
+    (src / "alone.h").write_text("inline int alone(int v) { register int r = v; return r; }\n")
+    (src / "particles.cu").write_text(
+        '#include "ParticleSystem.h"\n#ifndef __HIP_PLATFORM_AMD__\n#include "cuda_only.h"\n#endif\n'
+        "__global__ void k(float *p) { p[threadIdx.x] = clampf(p[threadIdx.x]); }\n")
+    out = tmp_path / "out"
+    the_plan = plan([src], str(out), in_place=False, diff=False)
+    results = {Path(r.path).name: r for r in convert(the_plan, Options(apply_fixes=True), emit=lambda _: None)}
+    assert "register" not in (out / "ParticleSystem.h").read_text()
+    assert (out / "util" / "inner.h").read_text() == (
+        "inline int twice(int v) { int r = 2 * v; return r; }\n"
+        'inline void pin() { register int sp asm("sp"); (void)sp; }\n')
+    for name in ("cuda_only.h", "alone.h"):
+        assert (out / name).read_bytes() == (src / name).read_bytes()
+        assert results[name].findings == []
+    assert [(f.line, f.code, f.fixed) for f in results["ParticleSystem.h"].findings] == [(4, "HP339", True)]
+    scanned = {Path(r.path).name: [(f.line, f.code) for f in r.findings] for r in scan_paths([src], Options())}
+    assert scanned["inner.h"] == [(1, "HP339")] and scanned["alone.h"] == [] and scanned["cuda_only.h"] == []

@@ -137,3 +137,21 @@ def _reach(roots: list[str], edges: dict[str, list[tuple[str, bool, str]]]) -> s
                 seen.add(target)
                 todo.append(target)
     return seen
+
+
+def reached(roots: Iterable[str], includes: Iterable[tuple[str, Includes]], files: Iterable[str]) -> set[str]:
+    """Of ``files`` (paths of the run), those ``roots`` include, directly or through other
+    files of the run, by includes a HIP build compiles: what the HIP build of the roots
+    compiles besides them. Paths as given in ``files``; each include is looked for where
+    ``cuda_only_headers`` looks (beside the includer, and for a name with a directory up to
+    ``MAX_UP`` levels above it), among the run's files only."""
+    by_path = {os.path.normpath(os.path.abspath(f)): f for f in files}
+    edges: dict[str, list[tuple[str, bool, str]]] = {}
+    for includer, items in includes:
+        here = os.path.normpath(os.path.abspath(includer))
+        for name, compiled in items:
+            target = next((t for t in _targets(here, name) if t in by_path), None)
+            if target is not None:
+                edges.setdefault(here, []).append((target, compiled, ""))
+    start = [os.path.normpath(os.path.abspath(r)) for r in roots]
+    return {by_path[p] for p in _reach(start, edges) - set(start) if p in by_path}

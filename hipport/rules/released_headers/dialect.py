@@ -38,13 +38,17 @@ class RegisterStorageClass(SaysWhatItIs):
     `hipport convert` removes the keyword in C++ files: compilers have long ignored it, so
     nothing else changes. C keeps it (taking such a variable's address is an error there),
     and so does a GNU register variable (`register int x asm("r12")`), which clang accepts
-    in C++17 and which is no register variable without it.
+    in C++17 and which is no register variable without it. A header with no CUDA in it is
+    fixed too where a CUDA unit of the tree includes it (cuda-samples smokeParticles'
+    `ParticleSystem.h`, included by `particleSystem.cu`): the HIP build compiles it as
+    C++17 through that unit, and without `register` it means the same to every compiler.
     """
 
     code = "HP339"
     slug = "register-storage-class"
     severity = Severity.HIGH
     effort = Effort.NONE
+    in_included_headers = (b"register",)
 
 
 #: ``register int x asm("r12")``: the storage class is what binds the variable to the register.
