@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 BASELINE_FORMAT = 1
 #: Bumped when the layout of a cache entry changes; part of every key.
-CACHE_FORMAT = "check-4"
+CACHE_FORMAT = "check-5"  # 5: for_includers
 
 
 class BaselineError(ValueError):
@@ -264,6 +264,8 @@ class Cache:
             findings = [_finding_from_json(d) for d in entry["findings"]]
             includes = tuple((str(name), bool(live)) for name, live in entry["includes"]
                              if isinstance(name, str) and isinstance(live, bool))
+            for_includers = tuple((line, col) for line, col in entry["for_includers"]
+                                  if type(line) is int and type(col) is int)
         except (ValueError, TypeError, KeyError):
             return None
         try:
@@ -271,7 +273,8 @@ class Cache:
         except OSError:
             pass
         return FileResult(path=path, rel=rel, status=entry["status"], findings=findings,
-                          rewrites=entry["rewrites"], note=entry["note"], includes=includes)
+                          rewrites=entry["rewrites"], note=entry["note"], includes=includes,
+                          for_includers=for_includers)
 
     def put(self, key: str, result: "FileResult") -> None:
         """Store a result; a cache that cannot be written only costs speed, never the run.
@@ -282,7 +285,8 @@ class Cache:
             return
         entry = {"key": key, "status": result.status, "rewrites": result.rewrites,
                  "note": result.note, "findings": [_finding_to_json(f) for f in result.findings],
-                 "includes": [list(i) for i in result.includes]}
+                 "includes": [list(i) for i in result.includes],
+                 "for_includers": [list(p) for p in result.for_includers]}
         if write_entry(self._file(key), CACHE_FORMAT, entry, self._secret):
             prune_now_and_then(self.root)
 

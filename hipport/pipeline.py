@@ -13,15 +13,21 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from itertools import chain, islice
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hipport.edits import EditConflict, apply_ordered, ordered_edits, output_lines
 from hipport.files import (FileError, SourceFile, discover, is_binary, looks_like_cuda, other_gpu_dialect,
                            read_bytes)
 from hipport.findings import Finding, Severity
 from hipport.options import Options
-from hipport.preprocessor.includers import HEADER_SUFFIXES, cuda_only_headers, own_includes, reached
+from hipport.preprocessor.includers import (
+    HEADER_SUFFIXES, compiled_includers, cuda_only_headers, own_includes, reached,
+)
 from hipport.report.model import FileOutcome, Report
 from hipport.rewrite.buildfiles import hip_name, kind_of as build_kind, transform as build_transform
+
+if TYPE_CHECKING:
+    from hipport.context import Context
 
 #: Below this many files a process pool costs more than it saves.
 POOL_THRESHOLD = 16
@@ -50,6 +56,9 @@ class FileResult:
     #: a CUDA-free header holding a construct a rule fixes in included headers too
     #: (``Rule.in_included_headers``): decided once the run's includers are known
     held: bool = False
+    #: (line, col) of HP204 findings of a header that its includers' 64-lane wave makes moot
+    #: (``warp.logical.for_wave64_includers``; ``collect`` decides)
+    for_includers: tuple[tuple[int, int], ...] = ()
 
 
 def process(sf: SourceFile, options: Options) -> FileResult:
@@ -90,7 +99,8 @@ def process(sf: SourceFile, options: Options) -> FileResult:
         if build:
             new, result.findings, result.rewrites = build_transform(data, display, options)
         else:
-            new, result.findings, result.rewrites, result.includes = _transform(data, display, options)
+            new, result.findings, result.rewrites, result.includes, result.for_includers = \
+                _transform(data, display, options)
     except EditConflict as e:  # a rewriter bug: report it, keep the file as it was
         result.status, result.error = "error", f"internal: {e}"
         return result
@@ -151,7 +161,7 @@ def _as_included_header(result: FileResult, options: Options) -> FileResult:
     codes = frozenset(_included_header_rules(options))
     try:
         data = read_bytes(result.source.path)
-        new, result.findings, result.rewrites, result.includes = _transform(
+        new, result.findings, result.rewrites, result.includes, result.for_includers = _transform(
             data, result.path, options.with_(select=codes))
     except OSError as e:
         result.status, result.error = "error", f"cannot read: {e.strerror or e}"
@@ -176,8 +186,9 @@ def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Fin
 
 
 def _transform(data: bytes, path: str, options: Options
-               ) -> tuple[bytes, list[Finding], int, tuple[tuple[str, bool], ...]]:
-    """``transform``, and the file's own includes with whether the HIP build compiles each."""
+               ) -> tuple[bytes, list[Finding], int, tuple[tuple[str, bool], ...], tuple[tuple[int, int], ...]]:
+    """``transform``, the file's own includes with whether the HIP build compiles each, and
+    the findings its includers decide (``FileResult.for_includers``)."""
     from hipport.analyze import analyze  # deferred: tree-sitter loads only when needed
     from hipport.parse import budget
 
@@ -195,7 +206,14 @@ def _transform(data: bytes, path: str, options: Options
                           ordered=ordered, starts=ctx.line_starts)
         findings = [f.at_output_line(n) for f, n in zip(findings, at)]
     includes = own_includes(data, lambda: ctx.branches)
-    return new, sorted(findings, key=Finding.sort_key), ctx.rewrites, includes
+    return new, sorted(findings, key=Finding.sort_key), ctx.rewrites, includes, _for_includers(ctx)
+
+
+def _for_includers(ctx: "Context") -> tuple[tuple[int, int], ...]:
+    """``deferred_to_includers`` when the warp rules were loaded (they are, with any rule)."""
+    from hipport.rules.warp.logical import deferred_to_includers
+
+    return deferred_to_includers(ctx)
 
 
 def discovery_result(item: FileError) -> FileResult:
@@ -280,15 +298,19 @@ def collect(results: Iterable[FileResult], options: Options, command: str,
 
     report = Report(tool_version=__version__, target=options.rocm, command=command,
                     gpus=describe(archs_of(options)))
-    includes = []
+    includes, deferred = [], {}
     for r in results:
         report.findings.extend(r.findings)
         if r.includes:
             includes.append((r.path, r.includes))
+        if r.for_includers:
+            deferred[r.path] = set(r.for_includers)
         # Only convert converts; elsewhere such a file is one hipport would change.
         status = r.status if command == "convert" or r.status != "converted" else "would convert"
         report.files.append(FileOutcome(r.path, status, r.rewrites, r.error or r.note, r.written_to))
     _drop_cuda_only_headers(report, includes, options)
+    if deferred:
+        _drop_logical_in_wave64_includers(report, includes, deferred, options)
     if not with_rules:
         return report
     from hipport import rules
@@ -313,6 +335,25 @@ def _drop_cuda_only_headers(report: Report, includes: list, options: Options) ->
             kept.append(replace(f, severity=Severity.INFO, message=(
                 f"not compiled by the HIP build (included only {where}): {f.message}")))
     report.findings = kept
+
+
+def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: dict, options: Options) -> None:
+    """HP204 findings of a header that every file of the run including it, where a HIP
+    build compiles the include, answers with a 64-lane wave (``warp.logical``): the 32-lane
+    groups are the project's choice there. A header no file of the run includes keeps them."""
+    from hipport.rules.warp.logical import includer_knows_wave64
+
+    moot: set[str] = set()
+    for header in deferred:
+        includers = compiled_includers(header, includes, options.include_dirs)
+        try:
+            if includers and all(includer_knows_wave64(read_bytes(Path(p)), p, options) for p in includers):
+                moot.add(header)
+        except OSError:
+            continue  # an includer gone since: judged as it is
+    if moot:
+        report.findings = [f for f in report.findings
+                           if f.path not in moot or (f.line, f.col) not in deferred[f.path]]
 
 
 def exit_status(report: Report, fail_on: Severity | None) -> int:

@@ -675,3 +675,36 @@ def test_an_xor_ladder_in_code_that_never_spells_the_wave_reduces_each_half() ->
     assert ladders(aware.replace("64", "32") + kernel) == [3]
     # a __device__ helper: its callers decide what the sum means (gdn's warp_reduce_sum)
     assert ladders(aware + kernel.replace("__global__", "__device__")) == [3]
+
+
+def test_a_headers_32_lane_groups_are_its_includers_choice_when_they_name_the_wave(tmp_path: Path) -> None:
+    """vLLM's concat_mla_q.cuh: ``flat_warp_id = (blockIdx.x * blockDim.x + threadIdx.x) >> 5``
+    and ``lane_id = threadIdx.x & 31``, one 32-thread group per (token, head) doing vector
+    copies, no warp operation; the header names no wave itself, but its one includer,
+    cache_kernels.cu, includes core/cuda_compat.h first (get_warp_size() returns 64 on
+    GFX9). Scanned with its includers, every one naming the 64, the findings go; alone, or
+    with one includer that does not name it, they stay."""
+    from hipport.pipeline import collect, scan_paths
+
+    compat = ("#pragma once\nstatic __device__ constexpr int get_warp_size() {\n#ifdef __GFX9__\n"
+              "  return 64;\n#else\n  return 32;\n#endif\n}\n")
+    header = ("#pragma once\n"
+              "__global__ void concat(float4 *dst, const float4 *src, int n) {\n"
+              "  const int flat_warp_id = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;\n"
+              "  if (flat_warp_id >= n) return;\n"
+              "  const int lane = threadIdx.x & 31;\n"
+              "  dst[flat_warp_id * 32 + lane] = src[flat_warp_id * 32 + lane];\n"
+              "}\n")
+    (tmp_path / "compat.h").write_text(compat)
+    (tmp_path / "concat.cuh").write_text(header)
+    (tmp_path / "cache.cu").write_text('#include "compat.h"\n#include "concat.cuh"\n')
+
+    def lanes(*paths: Path) -> list[tuple[str, int]]:
+        opts = Options(jobs=1)
+        return sorted((Path(f.path).name, f.line) for f in collect(scan_paths(list(paths), opts), opts, "scan").findings
+                      if f.code == "HP204")
+
+    assert lanes(tmp_path) == []
+    assert lanes(tmp_path / "concat.cuh") == [("concat.cuh", 3), ("concat.cuh", 5)]
+    (tmp_path / "other.cu").write_text('#include "concat.cuh"\n')
+    assert lanes(tmp_path) == [("concat.cuh", 3), ("concat.cuh", 5)]

@@ -70,11 +70,11 @@ def own_includes(src: bytes, branches: Callable[[], Branches] | None) -> Include
     return tuple(out)
 
 
-def _targets(includer: str, name: str) -> list[str]:
-    """Where ``name`` may be, as the branch model looks: beside the includer, and for a
-    name with a directory also up to ``MAX_UP`` levels above it."""
+def _targets(includer: str, name: str, include_dirs: Iterable[os.PathLike | str] = ()) -> list[str]:
+    """Where ``name`` may be, as the branch model looks: beside the includer, in the build's
+    ``-I`` directories, and for a name with a directory also up to ``MAX_UP`` levels above it."""
     here = os.path.dirname(os.path.abspath(includer))
-    folders = [here]
+    folders = [here, *(os.path.abspath(d) for d in include_dirs)]
     if "/" in name:
         for _ in range(MAX_UP):
             here = os.path.dirname(here)
@@ -155,3 +155,19 @@ def reached(roots: Iterable[str], includes: Iterable[tuple[str, Includes]], file
                 edges.setdefault(here, []).append((target, compiled, ""))
     start = [os.path.normpath(os.path.abspath(r)) for r in roots]
     return {by_path[p] for p in _reach(start, edges) - set(start) if p in by_path}
+
+
+def compiled_includers(header: str, includes: Iterable[tuple[str, Includes]],
+                       include_dirs: Iterable[os.PathLike | str] = ()) -> list[str]:
+    """The files of the run that include ``header`` where a HIP build compiles the include
+    (the first file the name finds, as ``_targets`` looks)."""
+    target = os.path.normpath(os.path.abspath(header))
+    base, dirs = os.path.basename(target), tuple(include_dirs)
+    found = []
+    for includer, items in includes:
+        for name, compiled in items:
+            if compiled and os.path.basename(name) == base and next(
+                    (t for t in _targets(includer, name, dirs) if os.path.isfile(t)), None) == target:
+                found.append(includer)
+                break
+    return found

@@ -10,7 +10,9 @@ from hipport.findings import Effort, Severity
 from hipport.parse import Node, find_all, text
 from hipport.rules import REGISTRY
 from hipport.rules.warp.functions import function_check, may_be_device_like
-from hipport.rules.warp.logical import logical_group_block, logical_group_function
+from hipport.rules.warp.logical import (
+    defer_to_includers, for_wave64_includers, logical_group_block, logical_group_function,
+)
 from hipport.rules.warp.scope import LANE_OPERANDS, Scope
 from hipport.rules.warp.syntax import int_value, strip
 
@@ -32,7 +34,9 @@ class LaneArithmetic32:
     wave size of 64: its 32-lane groups are chosen, and a 64-lane wave runs two of them. The
     same holds in a block of such a function whose every shuffle is an xor by an offset
     under 32 (a constant, or a ladder halving from one): each half of the wave exchanges
-    within itself.
+    within itself. In a header that names no wave itself, a function without shuffles is
+    left to the files that include it: when every one of the run that compiles the include
+    names the 64, the finding is dropped.
 
     ## Example
     ```cuda
@@ -91,12 +95,13 @@ def check_lane_arithmetic(ctx: Context, scope: Scope) -> None:
                    or logical_group_block(ctx, node, func)):
             continue  # the 32-lane group of a wave64-aware project (logical.py)
         if op:
-            ctx.report(
+            if ctx.report(
                 LaneArithmetic32, node,
                 f"`{ctx.text(node)}` computes a lane/warp index with `{op}` for 32-lane warps; "
                 "a wave on CDNA has 64",
                 "use `warpSize` (e.g. `% warpSize`, `/ warpSize`) or a per-architecture WARP_SIZE",
-            )
+            ) and for_wave64_includers(ctx, func):
+                defer_to_includers(ctx)  # its includers decide (logical.py, pipeline.collect)
             continue
         if text(src, node.child_by_field_name("operator")) != "<<":
             continue

@@ -23,11 +23,13 @@ import re
 from typing import TYPE_CHECKING
 
 from hipport.parse import call_arguments, call_name, function_qualifiers, walk
+from hipport.preprocessor.includers import HEADER_SUFFIXES
 from hipport.rules.warp.syntax import small_constant, step_of, strip
 from hipport.rules.warp.vocab import SHUFFLES, WAVE_WIDE, XOR_SHUFFLES, is_warp_size_name
 
 if TYPE_CHECKING:
     from hipport.context import Context
+    from hipport.options import Options
     from hipport.parse import Node
 
 #: A warp- or wave-size name (``WARP_SIZE``, ``physical_warp_size``, ``kWaveSize``,
@@ -58,6 +60,7 @@ class _Known:
         self.headers: list[bytes] | None = None
         self.groups: dict[int, bool] = {}  # function start -> ``logical_group_function``
         self.blocks: dict[int, bool] = {}  # block start -> ``_group_preserving``
+        self.for_includers: list[tuple[int, int]] = []  # (line, col): ``for_wave64_includers``
 
 
 def _headers(ctx: Context) -> list[bytes]:
@@ -133,9 +136,11 @@ def logical_group_function(ctx: Context, func: Node | None) -> bool:
 _TILE = re.compile(rb"\b(?:tiled_partition|thread_block_tile)[ \t]*<[ \t]*([^<>;]+?)[ \t]*>")
 
 
-def _logical_groups(ctx: Context, func: Node, shuffles: bool = True) -> bool:
-    """``logical_group_function``'s test; with ``shuffles`` False, all but the shuffles'."""
-    if WAVE_WIDE.search(ctx.src, func.start_byte, func.end_byte) or not knows_wave64(ctx):
+def _logical_groups(ctx: Context, func: Node, shuffles: bool = True, wave64: bool | None = None) -> bool:
+    """``logical_group_function``'s test; with ``shuffles`` False, all but the shuffles';
+    ``wave64`` given instead of ``knows_wave64`` (an includer's, ``for_wave64_includers``)."""
+    if WAVE_WIDE.search(ctx.src, func.start_byte, func.end_byte) \
+            or not (knows_wave64(ctx) if wave64 is None else wave64):
         return False
     for m in _TILE.finditer(ctx.src, func.start_byte, func.end_byte):
         size = m.group(1).decode("utf-8", "replace").strip("() ")
@@ -248,3 +253,36 @@ def wave_blind_function(ctx: Context, func: Node | None) -> bool:
         if word == "warpSize" or is_warp_size_name(word):
             return False  # even one #defined as 32: vLLM's WARP_SIZE is 32 only for CUDA
     return True
+
+
+def for_wave64_includers(ctx: Context, func: Node | None) -> bool:
+    """A header that names no 64-lane wave itself, where ``func`` would be a logical group
+    function if it did: the files that include it decide (vLLM's concat_mla_q.cuh, one
+    32-thread group per (token, head) doing vector copies, is included by cache_kernels.cu
+    after core/cuda_compat.h). Only a function with no shuffle at all: a width of 32 is
+    ``logical_width``'s to judge, with the wave known."""
+    if func is None or not ctx.path.endswith(HEADER_SUFFIXES) or knows_wave64(ctx) \
+            or ctx.may_contain(b"shfl", within=func):
+        return False
+    return _logical_groups(ctx, func, wave64=True)
+
+
+def defer_to_includers(ctx: Context) -> None:
+    """The finding just reported is one ``for_wave64_includers`` leaves to the includers."""
+    finding = ctx.findings[-1]
+    ctx.state(_Known).for_includers.append((finding.line, finding.col))
+
+
+def deferred_to_includers(ctx: Context) -> tuple[tuple[int, int], ...]:
+    """(line, col) of the file's findings that hold only if no includer names a 64-lane wave
+    (``pipeline.collect`` drops them when every file including the header does)."""
+    known = ctx.states.get(_Known)
+    return tuple(known.for_includers) if known is not None else ()
+
+
+def includer_knows_wave64(src: bytes, path: str, options: Options) -> bool:
+    """``knows_wave64`` of a file read anew: it, or a project header a HIP pass of it
+    surely compiles, names a wave size of 64."""
+    from hipport.preprocessor import model
+
+    return _names_wave64(src) or any(_names_wave64(t) for t in model(src, path, options).header_texts())
