@@ -323,7 +323,7 @@ def collect(results: Iterable[FileResult], options: Options, command: str,
 def _drop_cuda_only_headers(report: Report, includes: list, options: Options) -> None:
     """Findings in a header the run's files include only where a HIP build does not
     compile it (``preprocessor.includers``): dropped, or info with ``--all-branches``."""
-    hidden = cuda_only_headers({f.path for f in report.findings if not f.fixed}, includes)
+    hidden = cuda_only_headers({f.path for f in report.findings if not f.fixed}, includes, options.include_dirs)
     if not hidden:
         return
     kept = []

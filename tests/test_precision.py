@@ -708,3 +708,24 @@ def test_a_headers_32_lane_groups_are_its_includers_choice_when_they_name_the_wa
     assert lanes(tmp_path / "concat.cuh") == [("concat.cuh", 3), ("concat.cuh", 5)]
     (tmp_path / "other.cu").write_text('#include "concat.cuh"\n')
     assert lanes(tmp_path) == [("concat.cuh", 3), ("concat.cuh", 5)]
+
+
+def test_a_cuda_build_header_found_through_the_include_dirs_is_one(tmp_path: Path) -> None:
+    """A header the run includes only under ``#ifndef USE_ROCM``, found through the build's
+    ``-I`` rather than beside its includer (DeepSpeed's layout): a CUDA-build header, its
+    findings dropped. Without the directory the include names no file of the run, and the
+    header is judged as it is."""
+    from hipport.pipeline import collect, scan_paths
+
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "cuda_only.cuh").write_text(
+        "#pragma once\n__device__ int lane() { return threadIdx.x & 31; }\n")
+    (tmp_path / "k.cu").write_text('#ifndef USE_ROCM\n#include "cuda_only.cuh"\n#endif\n'
+                                   "__global__ void k(int *p) { *p = 1; }\n")
+
+    def lanes(opts: Options) -> list[int]:
+        return [f.line for f in collect(scan_paths([tmp_path], opts), opts, "scan").findings if f.code == "HP204"]
+
+    named = Options(jobs=1, hip_guards=DEFAULT_HIP_GUARDS + ("USE_ROCM",))
+    assert lanes(named) == [2]
+    assert lanes(named.with_(include_dirs=(tmp_path / "inc",))) == []

@@ -82,7 +82,8 @@ def _targets(includer: str, name: str, include_dirs: Iterable[os.PathLike | str]
     return [os.path.normpath(os.path.join(folder, name)) for folder in folders]
 
 
-def cuda_only_headers(headers: Iterable[str], includes: Iterable[tuple[str, Includes]]) -> dict[str, str]:
+def cuda_only_headers(headers: Iterable[str], includes: Iterable[tuple[str, Includes]],
+                      include_dirs: Iterable[os.PathLike | str] = ()) -> dict[str, str]:
     """Of ``headers`` (paths of the run), those only a CUDA build includes: path -> why
     (``in a branch it never compiles (topk.cu: #include "persistent_topk.cuh")``).
 
@@ -91,11 +92,13 @@ def cuda_only_headers(headers: Iterable[str], includes: Iterable[tuple[str, Incl
     never-compiled branches. One a compiled file includes only in such branches is a
     CUDA-build header, and so is every header only those include (vLLM's topk.cu includes
     persistent_topk.cuh under ``#ifndef USE_ROCM``, and that includes
-    topk_histogram_4096.cuh as it is). A cycle no root reaches is judged as it is."""
+    topk_histogram_4096.cuh as it is). A cycle no root reaches is judged as it is. An
+    include is looked for beside its includer, then in ``include_dirs`` (the build's -I)."""
     asked = {os.path.normpath(os.path.abspath(h)): h for h in headers if h.endswith(HEADER_SUFFIXES)}
     if not asked:
         return {}
     includes = [(os.path.normpath(os.path.abspath(p)), items) for p, items in includes]
+    dirs = tuple(include_dirs)  # the build's -I: where a bare name is looked for after the includer's folder
     nodes = set(asked) | {p for p, _ in includes if p.endswith(HEADER_SUFFIXES)}
     names = {os.path.basename(t) for t in nodes}
     edges: dict[str, list[tuple[str, bool, str]]] = {}
@@ -104,7 +107,7 @@ def cuda_only_headers(headers: Iterable[str], includes: Iterable[tuple[str, Incl
         for name, compiled in items:
             if os.path.basename(name) not in names:
                 continue
-            target = next((t for t in _targets(includer, name) if os.path.isfile(t)), None)
+            target = next((t for t in _targets(includer, name, dirs) if os.path.isfile(t)), None)
             if target not in nodes:
                 continue  # another file of that name, or none: the compiler's search
             edges.setdefault(includer, []).append(
