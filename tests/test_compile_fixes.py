@@ -224,6 +224,21 @@ void scale(float *a, int n) {
   for (i = 0; i < n; i++) a[i] *= 2.0f;
 }
 """,
+    # Both: "ISO C++17 does not allow dynamic exception specifications".
+    "throw_spec.cu": """#include <cuda_runtime.h>
+#include <new>
+#include <stdexcept>
+struct Device {
+  explicit Device(int id) throw(std::runtime_error) : id_(id) {}
+  float *alloc(size_t n) const throw(std::bad_alloc, std::runtime_error) {
+    float *p = nullptr;
+    if (cudaMalloc(&p, n) != cudaSuccess) throw std::bad_alloc();
+    return p;
+  }
+  const char *name() const throw() { return "gpu"; }
+  int id_;
+};
+""",
     # "no matching function for call to 'hipMalloc3DArray'" (its flags have no default).
     "array3d.cu": """#include <cuda_runtime.h>
 cudaArray_t alloc(cudaExtent e) {
@@ -274,14 +289,15 @@ def test_the_fixed_constructs_compile_against_the_targets_headers(rocm, arch, tm
     result = V.verify(units, compiler=compiler, target=target, arch=arch, includes=U.include_roots(the_plan))
     assert result.verdicts == [] and not result.failed(), render(result)
     assert all(f.fixed for u in units for f in u.findings
-               if f.code in ("HP201", "HP202", "HP217", "HP331", "HP332", "HP334", "HP335", "HP122", "HP123", "HP124", "HP126", "HP337", "HP339", "HP340")), [f for u in units for f in u.findings]
+               if f.code in ("HP201", "HP202", "HP217", "HP331", "HP332", "HP334", "HP335", "HP122", "HP123", "HP124", "HP126", "HP337", "HP339", "HP340", "HP341")), [f for u in units for f in u.findings]
 
 
 @pytest.mark.parametrize("rocm", ["7.2.1", "6.3"])
 def test_a_cuda_free_header_a_unit_includes_compiles_against_the_targets_headers(rocm, tmp_path):
     """cuda-samples smokeParticles' ParticleSystem.h: plain C++ with `register`, included by a
     .cu, so compiled as C++17 by the HIP build ("ISO C++17 does not allow 'register' storage
-    class specifier" in the header, unpredicted before HP339 reached it)."""
+    class specifier" in the header, unpredicted before HP339 reached it); Buffer.h's
+    `throw(std::bad_alloc)` the same ("dynamic exception specifications", HP341)."""
     target = parse_version(rocm)
     try:
         compiler = V.select(target)
@@ -298,6 +314,10 @@ def test_a_cuda_free_header_a_unit_includes_compiles_against_the_targets_headers
         '#include <cuda_runtime.h>\n#include "ParticleSystem.h"\n'
         "__global__ void k(float *p) { p[threadIdx.x] *= 2.0f; }\n"
         "int main() { return (int)clampf(2.0f, 0.0f, 1.0f); }\n")
+    (src / "particles.cu").write_text('#include "Buffer.h"\n' + (src / "particles.cu").read_text())
+    (src / "Buffer.h").write_text("#pragma once\n#include <new>\n#include <vector>\nstruct Buffer {\n"
+                                  "  explicit Buffer(size_t n) throw(std::bad_alloc) : v(n) {}\n"
+                                  "  std::vector<float> v;\n};\n")
     the_plan = plan([src], str(tmp_path / "hip"), in_place=False, diff=False)
     units: list[U.Unit] = []
     options = Options(apply_fixes=True, rocm=target, offload_arch=("gfx942",))

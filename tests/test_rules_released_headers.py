@@ -411,7 +411,7 @@ def test_register_is_dropped_in_cpp_and_kept_in_c():
 def test_register_is_removed_from_a_cuda_free_header_a_cuda_unit_includes(tmp_path) -> None:
     """cuda-samples smokeParticles: ParticleSystem.h has no CUDA, so convert passed it over,
     yet particleSystem.cu includes it and the HIP build compiles it as C++17 ("ISO C++17 does
-    not allow 'register'", unpredicted). A header only a branch the HIP build never compiles
+    not allow 'register'", unpredicted); so is a `throw(int)` there (HP341). A header only a branch the HIP build never compiles
     includes, or that no CUDA file includes, is left as it is, with no finding; so is a GNU
     register variable. ``scan`` reports what ``convert`` fixes."""
     from hipport.convert import convert, plan
@@ -426,8 +426,9 @@ def test_register_is_removed_from_a_cuda_free_header_a_cuda_unit_includes(tmp_pa
                                           'inline void pin() { register int sp asm("sp"); (void)sp; }\n')
     (src / "cuda_only.h").write_text("inline int once(int v) { register int r = v; return r; }\n")
     (src / "alone.h").write_text("inline int alone(int v) { register int r = v; return r; }\n")
+    (src / "Buffer.h").write_text("struct Buffer { Buffer(int n) throw(int) {} int f() const throw() { return 0; } };\n")
     (src / "particles.cu").write_text(
-        '#include "ParticleSystem.h"\n#ifndef __HIP_PLATFORM_AMD__\n#include "cuda_only.h"\n#endif\n'
+        '#include "ParticleSystem.h"\n#include "Buffer.h"\n#ifndef __HIP_PLATFORM_AMD__\n#include "cuda_only.h"\n#endif\n'
         "__global__ void k(float *p) { p[threadIdx.x] = clampf(p[threadIdx.x]); }\n")
     out = tmp_path / "out"
     the_plan = plan([src], str(out), in_place=False, diff=False)
@@ -436,6 +437,7 @@ def test_register_is_removed_from_a_cuda_free_header_a_cuda_unit_includes(tmp_pa
     assert (out / "util" / "inner.h").read_text() == (
         "inline int twice(int v) { int r = 2 * v; return r; }\n"
         'inline void pin() { register int sp asm("sp"); (void)sp; }\n')
+    assert (out / "Buffer.h").read_text() == "struct Buffer { Buffer(int n) {} int f() const throw() { return 0; } };\n"
     for name in ("cuda_only.h", "alone.h"):
         assert (out / name).read_bytes() == (src / name).read_bytes()
         assert results[name].findings == []

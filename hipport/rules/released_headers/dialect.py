@@ -1,5 +1,6 @@
 """HP339: the `register` storage class, which C++17 removed and the HIP targets compile as.
-HP340: a pointer ordered against 0, which nvcc accepts and clang rejects."""
+HP340: a pointer ordered against 0, which nvcc accepts and clang rejects.
+HP341: a dynamic exception specification (`throw(T)`), which C++17 removed too."""
 
 from __future__ import annotations
 
@@ -70,6 +71,61 @@ def _register(node: Node, ctx: Context) -> None:
     ctx.report(RegisterStorageClass, node, "`register` is not C++17, which the HIP build compiles as "
                "(nvcc 11's default C++14 only deprecated it)", "drop `register`",
                fix=[] if ctx.in_macro_body else [Edit(node.start_byte, end, b"")])
+
+
+@REGISTRY.rule
+class DynamicExceptionSpecification(SaysWhatItIs):
+    """A dynamic exception specification `throw(T, …)`, an error in C++17
+
+    ## Why
+    nvcc 11 compiles C++14 by default, where a function's `throw(std::bad_alloc)` list is
+    only deprecated; the 6.3 and 7.2.1 targets compile C++17, which removed it: "ISO C++17
+    does not allow dynamic exception specifications", an error by default in clang. Old
+    helper classes carry it, often in a plain C++ header that a `.cu` includes.
+
+    ## Example
+    ```cuda
+    explicit Buffer(size_t n) throw(std::bad_alloc) : v_(n) {}
+    ```
+    becomes
+    ```cuda
+    explicit Buffer(size_t n) : v_(n) {}
+    ```
+
+    ## Fix
+    `hipport convert` removes a non-empty `throw(…)` (and `throw(...)`): a function without
+    one may throw anything, which is what the list allowed a correct program; only a program
+    that throws an exception its list leaves out behaves otherwise (it reached
+    `std::unexpected`; now the exception propagates). `throw()` is still C++17 (it means
+    `noexcept`) and is kept. A CUDA-free header is fixed too where a CUDA unit of the tree
+    includes it.
+    """
+
+    code = "HP341"
+    slug = "dynamic-exception-specification"
+    severity = Severity.HIGH
+    effort = Effort.NONE
+    in_included_headers = (b"throw(", b"throw (")
+
+
+@REGISTRY.visits("throw_specifier", source=any_bytes_of(b"throw"), codes=(DynamicExceptionSpecification,))
+def _throw_specifier(node: Node, ctx: Context) -> None:
+    if Path(ctx.path).suffix.lower() == ".c":
+        return
+    inside = ctx.src[node.start_byte:node.end_byte]
+    listed = inside[inside.find(b"(") + 1:inside.rfind(b")")].strip()
+    if not listed:
+        return  # throw(): C++17's noexcept, still valid
+    if node.has_error and listed != b"...":
+        return  # broken code (MSVC's throw(...) aside, which the grammar does not know): left as it is
+    start = node.start_byte
+    while start > 0 and ctx.src[start - 1:start] in (b" ", b"\t"):
+        start -= 1
+    if start > 0 and ctx.src[start - 1:start] == b"\n":
+        start = node.start_byte  # the specifier starts its line: keep the indentation
+    ctx.report(DynamicExceptionSpecification, node, f"`{ctx.text(node)}` is not C++17, which the HIP "
+               "build compiles as (nvcc 11's default C++14 only deprecated it)", "drop the specification",
+               fix=[] if ctx.in_macro_body else [Edit(start, node.end_byte, b"")])
 
 
 @REGISTRY.rule
