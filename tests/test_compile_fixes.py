@@ -224,6 +224,12 @@ void scale(float *a, int n) {
   for (i = 0; i < n; i++) a[i] *= 2.0f;
 }
 """,
+    # Both: "no matching function for call to 'isnan'" (HIP declares it for device code).
+    "host_math.cu": """#include <cuda_runtime.h>
+#include <cmath>
+__global__ void k(float *p) { if (isnan(p[threadIdx.x])) p[threadIdx.x] = 0.f; }
+bool bad(double err) { return isnan(err) || isinf(err) || !isfinite(err); }
+""",
     # Both: "ISO C++17 does not allow dynamic exception specifications".
     "throw_spec.cu": """#include <cuda_runtime.h>
 #include <new>

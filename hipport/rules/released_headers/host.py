@@ -16,7 +16,8 @@ from pathlib import Path
 from hipport.context import Context
 from hipport.edits import Edit
 from hipport.findings import Effort, Severity
-from hipport.parse import Node, call_name
+from hipport.facts import enclosing_function
+from hipport.parse import Node, call_name, function_qualifiers
 from hipport.registry import any_word_of
 from hipport.rewrite.includes import newline_of, top_include_place
 from hipport.rules import REGISTRY, SaysWhatItIs
@@ -25,14 +26,17 @@ from hipport.rules.released_headers.common import raw_data as _data
 
 @REGISTRY.rule
 class HostHeaderNotIncluded(SaysWhatItIs):
-    """A C string function or `assert` used without its header, which CUDA's runtime header included
+    """A C string function, `assert` or `isnan` used without its header, which CUDA's runtime header brought
 
     ## Why
     `cuda_runtime.h` includes `<string.h>` and `<assert.h>`, so CUDA code calls `memset`,
     `strlen` or `assert` with no include of its own (and NVRTC declares `assert` itself).
     HIP 7's `hip_runtime.h` (7.1.25424) includes neither: host calls fail ("no matching
     function for call to 'memset'": only HIP's device overload is declared; "use of
-    undeclared identifier 'assert'"). HIP 6.2's still did.
+    undeclared identifier 'assert'"). HIP 6.2's still did. It also declares host overloads
+    of `isnan`, `isinf` and `isfinite` in the global namespace, which HIP's headers (6.2 and
+    7.1) declare for device code only: a host call with no `<math.h>` (`<cmath>` declares
+    `std::isnan` only) is "no matching function for call to 'isnan'".
 
     ## Example
     ```cuda
@@ -47,8 +51,8 @@ class HostHeaderNotIncluded(SaysWhatItIs):
     ```
 
     ## Fix
-    `hipport convert` adds `#include <cstring>` (`<cassert>`; `<string.h>`, `<assert.h>`
-    in a `.c` file) after the file's first include. A hipRTC source has no standard
+    `hipport convert` adds `#include <cstring>` (`<cassert>`, `<math.h>`; `<string.h>`,
+    `<assert.h>` in a `.c` file) after the file's first include. A hipRTC source has no standard
     headers and no `assert` (NVRTC's is built in): define it there.
     """
 
@@ -108,8 +112,11 @@ def _string_call(node: Node, ctx: Context) -> None:
     state = ctx.state(_StringHeader)
     name = call_name(ctx.src, node)
     source = _SOURCES.get(name or "")
-    if source is None or ctx.rocm[0] not in _data()["host_header"]["majors"] or source["header"] in state.reported:
+    if source is None or ctx.rocm[0] not in source.get("majors", _data()["host_header"]["majors"]) \
+            or source["header"] in state.reported:
         return
+    if source.get("host_only") and _in_device_only_function(ctx, node):
+        return  # HIP declares it for device code: only a host call fails
     header = source["c_header"] if Path(ctx.path).suffix.lower() == ".c" else source["header"]
     if state.includes is None:
         state.includes = frozenset(m.group(1).decode("utf-8", "replace") for m in _INCLUDE.finditer(ctx.src))
@@ -119,12 +126,23 @@ def _string_call(node: Node, ctx: Context) -> None:
     state.reported.add(source["header"])  # once per file: one include fixes every call
     first = next((c for c in ctx.tree.root_node.children if c.type == "preproc_include"), None)
     fix = [] if ctx.in_macro_body else [_after(ctx, first, header) if first is not None else _at_top(ctx, header)]
+    if "what" in source:
+        ctx.report(HostHeaderNotIncluded, node, f"`{name}` on the host needs <{source['c_header']}>: CUDA's "
+                   f"runtime header {source['what']}", f"#include <{header}>", fix=fix)
+        return
     ctx.report(HostHeaderNotIncluded, node,
                f"`{name}` is declared by <{source['c_header']}>, which CUDA's runtime header included"
                + (" (and NVRTC declares itself)" if name == "assert" else "")
                + f" and HIP {ctx.rocm[0]}'s hip_runtime.h does not"
                + ("; a hipRTC source gets neither: define it there" if name == "assert" else ""),
                f"#include <{header}>", fix=fix)
+
+
+def _in_device_only_function(ctx: Context, node: Node) -> bool:
+    """Inside a ``__device__`` or ``__global__`` function that is not also ``__host__``."""
+    func = enclosing_function(ctx, node)
+    quals = function_qualifiers(ctx.src, func) if func is not None else set()
+    return bool(quals & {"__device__", "__global__"}) and "__host__" not in quals
 
 
 def _runtime_implied(ctx: Context, includes: frozenset[str]) -> bool:
