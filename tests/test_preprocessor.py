@@ -210,3 +210,20 @@ def test_a_branch_opened_by_a_cuda_macro_being_undefined_stays_maybe_both_ways()
            "#ifndef __CUDACC__\nplain\n#else\ncuda\n#endif\n")
     assert never_lines(src, build()) == []  # the port rewrites these tests: both sides matter
     assert never_lines(src, build("MY_HIP")) == [4, 9]  # a ported project means them
+
+
+def test_a_memo_entry_matches_on_equal_states_identical_or_not():
+    """``_reads_match`` (the header memo's test) tells a state by identity first, then by
+    equality: an equal Macro built anew matches, another body or an absent name does not,
+    and inside another header's recording the reads are recorded as ``state`` records them."""
+    from hipport.preprocessor.branches import _reads_match
+    from hipport.preprocessor.macros import UNSEEN, Macro, Macros, Recorder
+
+    macros = Macros({"A": Macro("1"), "B": Macro("x", True)})
+    assert _reads_match(macros, (("A", Macro("1")), ("B", macros.table["B"]), ("C", UNSEEN)), False)
+    assert not _reads_match(macros, (("A", Macro("2")),), False)
+    assert not _reads_match(macros, (("C", Macro("1")),), False)
+    recorder = Recorder()
+    macros.recorders.append(recorder)
+    assert _reads_match(macros, (("A", Macro("1")), ("C", UNSEEN)), True)
+    assert recorder.reads == {"A": Macro("1"), "C": UNSEEN}

@@ -117,6 +117,31 @@ def test_a_pointer_ordered_against_zero_becomes_a_null_test():
     assert not [f for f in c_file.findings if f.code == "HP340"]  # C allows it (a warning)
 
 
+def test_hp340s_first_test_keeps_every_comparison_with_a_0_operand():
+    """HP340 returns at once unless its binary expression starts or ends with the byte
+    ``0``: every binary expression of the fixtures and examples with an operand spelled
+    ``0`` (the ones the rule reads further) passes that test."""
+    from pathlib import Path
+
+    from hipport.parse import parse, walk
+
+    root = Path(__file__).resolve().parent.parent
+    seen = 0
+    for path in sorted(p for d in ("fixtures", "examples") for p in (root / d).rglob("*")
+                       if p.suffix in (".cu", ".cuh", ".h", ".cpp")):
+        src = path.read_bytes()
+        for node in walk(parse(src).root_node):
+            if node.type != "binary_expression":
+                continue
+            operands = [node.child_by_field_name(f) for f in ("left", "right")]
+            if any(o is not None and o.type == "number_literal" and o.text == b"0" for o in operands):
+                seen += 1
+                assert src[node.end_byte - 1] == 0x30 or src[node.start_byte] == 0x30, (path, node.text)
+    assert seen > 50
+    src = "__global__ void k(int *p) {\n  if (p > /* c */ 0) p[0] = 1;\n  if (0 <\\\n p) p[0] = 1;\n}\n"
+    assert [f.code for f in analyze(src.encode(), "t.cu", Options()).findings].count("HP340") == 2
+
+
 def test_a_null_test_keeps_the_grouping_of_the_comparison_it_replaces():
     """``!=`` binds looser than ``>``: ``b == p > 0`` written ``b == p != 0`` would compare
     ``b`` with the pointer; ``p > 0 < x`` would become ``p != (0 < x)``."""

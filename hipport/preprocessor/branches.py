@@ -197,7 +197,7 @@ def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Br
                 if items is None:
                     continue
                 old = found.sure_headers.get(header, (items, data, frozenset()))[2]
-                found.sure_headers[header] = (items, data, old | {int(g) for g in st.body.split(",")})
+                found.sure_headers[header] = (items, data, old | _gap_set(st.body))
     own_sure = tuple(any(r.gaps[i] == 1 for r in results) for i in range(len(own) + 1))
     found.own = (src, tuple(own), own_sure)
     for r in results:  # the file's own #defines where a pass surely compiles them
@@ -356,13 +356,9 @@ class _Pass:
         """Process a header, or replay what it did last time the macros it reads were the same."""
         macros = self.macros
         memo_key = (key, stamp, active, self.include_dirs)  # -I decides what its includes are
-        if macros.recorders:  # inside another header's recording: its reads must be seen
-            matches = lambda reads: all(macros.state(n) == st for n, st in reads)  # noqa: E731
-        else:
-            get, pattern = macros.table.get, macros.undefined_pattern
-            matches = lambda reads: all((get(n) or _absent(pattern, n)) == st for n, st in reads)  # noqa: E731
+        recording = bool(macros.recorders)  # inside another header's recording: its reads must be seen
         for reads, writes, dependent in _MEMO.get(memo_key, ()):
-            if matches(reads):
+            if _reads_match(macros, reads, recording):
                 macros.read_pass_dependent |= dependent
                 macros.replay(writes)
                 return
@@ -378,6 +374,34 @@ class _Pass:
             reads = tuple(recorder.reads.items())
             entries.append((reads, tuple(recorder.writes.items()),
                             any(n in macros.pass_dependent for n, _ in reads)))
+
+
+def _reads_match(macros: Macros, reads: tuple[tuple[str, object], ...], recording: bool) -> bool:
+    """Whether every name a memo entry read is in the same state now. A loop, not
+    ``all()`` over a generator: this is the branch model's innermost test (~40 names per
+    entry on ggml-cuda's headers), and an identical state (a replayed header sets the very
+    objects it recorded) is told by identity before a dataclass comparison."""
+    if recording:
+        state = macros.state  # records the reads, as processing the header would
+        for name, st in reads:
+            if state(name) != st:
+                return False
+        return True
+    get, pattern = macros.table.get, macros.undefined_pattern
+    for name, st in reads:
+        now = get(name)
+        if now is None:
+            now = _absent(pattern, name)
+        if now is not st and now != st:
+            return False
+    return True
+
+
+#: A header's surely compiled gaps, as the ``_GAPS`` pseudo-macro spells them ("0,3,7"): the
+#: same few strings for every file that includes the header, parsed once each.
+@lru_cache(maxsize=4096)
+def _gap_set(body: str) -> frozenset[int]:
+    return frozenset(int(g) for g in body.split(","))
 
 
 #: (header path, its mtime and size, activity) -> what processing it read and wrote, per distinct set of reads.

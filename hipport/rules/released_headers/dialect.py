@@ -167,6 +167,9 @@ _FLIPPED = {">": "<", "<": ">", ">=": "<=", "<=": ">="}
 
 @REGISTRY.visits("binary_expression", source=any_bytes_of(b"0"), codes=(PointerOrderedAgainstZero,))
 def _pointer_against_zero(node: Node, ctx: Context) -> None:
+    src = ctx.src
+    if src[node.end_byte - 1] != 0x30 and src[node.start_byte] != 0x30:
+        return  # neither operand is the literal 0: a binary expression starts and ends with them
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     if left is None or right is None or "number_literal" not in (left.type, right.type):
         return

@@ -76,13 +76,22 @@ _SIXTY_FOUR = re.compile(rb"(?<![\w.])64(?![\w.])")
 _BACK = 400
 
 
+#: What every ``_SIZE_NAME`` contains: a text (or a window of it) without one of these
+#: has no match, and is not searched (the regex's leading ``\w*`` retries at each word).
+_SIZE_NAME_PARTS = (b"arp", b"ARP", b"ave", b"AVE")
+
+
 def _names_wave64(text: bytes) -> bool:
+    if not any(part in text for part in _SIZE_NAME_PARTS):
+        return False  # both regexes need a _SIZE_NAME
     if b"avefront" in text or b"AVEFRONT" in text:
         if _WAVEFRONT_VALUE.search(text):
             return True
     for m in _SIXTY_FOUR.finditer(text):
-        end = text.find(b"\n", m.end())
-        if _WAVE64.search(text, max(0, m.start() - _BACK), len(text) if end < 0 else end):
+        start, end = max(0, m.start() - _BACK), text.find(b"\n", m.end())
+        end = len(text) if end < 0 else end
+        if any(text.find(part, start, end) >= 0 for part in _SIZE_NAME_PARTS) \
+                and _WAVE64.search(text, start, end):
             return True
     return False
 
