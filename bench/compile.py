@@ -10,8 +10,9 @@ target's HIP headers, and print how much compiles and whether hipport predicted 
 
 A *program* is each entry directly under a corpus directory (a subdirectory, or a file on
 its own); it passes when every unit of it compiles. Units are the converted sources
-``hipport verify`` checks (translation units, and headers no unit includes; a file that
-another file includes is checked through it, or counted as not reached). The first
+``hipport verify`` checks (translation units, and headers no file includes, counted as
+``alone``; a file that another file includes, even one convert copied unread such as
+Eigen's ``Eigen/Core``, is checked through it, or counted as not reached). The first
 error of each failing unit is reduced to a category (its message with names and numbers
 blanked) and the commonest are listed. Not part of the test suite: it runs the compiler
 on every unit (about 0.9 s each on 2 cores).
@@ -77,7 +78,7 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
     shared = U.converted_dirs(the_plan, includes)
     result = V.verify(units, compiler=chosen, target=target, arch=arch,
                       includes=[*shared, *U.include_roots(the_plan)], jobs=jobs,
-                      macros=V.build_macros(options))
+                      macros=V.build_macros(options), project=U.include_roots(the_plan))
     wall = time.monotonic() - start
     cpu = _children_cpu() - cpu
 
@@ -86,8 +87,12 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
 
     failed = {rel(r.path) for r in result.failed()}
     programs: dict[str, bool] = {}
-    # an -I directory inside the corpus (the samples' Common/) is no program of its own
-    helpers = {rel(d) for d in shared if out.resolve() in d.resolve().parents}
+    # an -I directory inside the corpus (the samples' Common/) is no program of its own,
+    # unless it compiles a translation unit of its own: a project whose build passes its
+    # own root with -I (Eigen's, relion's) is still a program
+    with_units = {program_of(rel(r.path), len(corpus)) for r in result.runs
+                  if r.path.suffix.lower() in U.UNIT_SUFFIXES}
+    helpers = {rel(d) for d in shared if out.resolve() in d.resolve().parents} - with_units
     for r in result.runs:
         name = program_of(rel(r.path), len(corpus))
         if name in helpers:
@@ -122,7 +127,11 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
         "convert_seconds": round(converted, 1),
         "first_errors": categories.most_common(12),
         "unpredicted": unpredicted,
+        # counted apart from units pass/fail: not checked at all, or checked on their own
+        "not_reached_count": len(result.unreached),
         "not_reached": [f"{rel(p)} (included by {rel(i)}:{n})" for p, (i, n) in sorted(result.unreached.items())],
+        "alone_count": len(result.alone),
+        "alone": sorted(rel(p) for p in result.alone),
         "verdicts": [[rel(v.unit), _where(v, out), v.kind, v.diagnostic.message]
                      for v in result.verdicts],
     }
@@ -155,6 +164,7 @@ def show(r: dict) -> str:
              f"time     {r['seconds_per_unit']} s wall and {r['cpu_seconds_per_unit']} s CPU per unit "
              f"(the compiler's; {r['wall_seconds']} s wall for all; convert {r['convert_seconds']} s)",
              f"included files not reached by any unit (not checked alone): {len(r['not_reached'])}",
+             f"headers no file includes, compiled alone (among the units): {len(r['alone'])}",
              "first errors of failing units:"]
     lines += [f"  {n:4d}  {c}" for c, n in r["first_errors"]]
     if r["unpredicted"]:

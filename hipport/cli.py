@@ -68,7 +68,7 @@ def _run_verify(ctx: click.Context, opts: "Options", units: list, roots: list[Pa
                           includes=[*(opts.include_dirs if includes is None else includes),
                                     *roots],
                           jobs=effective_jobs(opts), echo=click.echo,
-                          compiler=ctx.params["compiler"], macros=build_macros(opts))
+                          compiler=ctx.params["compiler"], macros=build_macros(opts), project=roots)
 
 
 def _fetch_headers(ctx: click.Context) -> None:

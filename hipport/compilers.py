@@ -59,7 +59,11 @@ class Compiler:
     def command(self, path: Path, *, arch: str, includes: list[Path], macros: tuple[str, ...] = ()) -> list[str]:
         """The check's command line; ``macros`` (``-DNAME[=VALUE]``, ``-UNAME``) are the HIP
         build's own, as convert's ``-D``/``-U`` decided its ``#if`` branches with them."""
-        incs = [*(f"-I{d}" for d in dict.fromkeys([path.parent, *includes])), *macros]
+        # the file's own folder is searched for "name" only (-iquote), as a build that does
+        # not name it with -I: colmap's src/util/string.h beside camera_specs.cc is not <string.h>
+        own = ([] if path.parent.resolve() in {Path(d).resolve() for d in includes}
+               else ["-iquote", str(path.parent)])
+        incs = [*own, *(f"-I{d}" for d in dict.fromkeys(includes)), *macros]
         if self.headers is None:
             return [str(self.path), f"--offload-arch={arch}", "-fsyntax-only", "-std=c++17",
                     "-Wno-unused-command-line-argument", *self.defines(arch), "-H", *incs,

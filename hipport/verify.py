@@ -51,7 +51,7 @@ from hipport.compilers import DEFAULT_ARCH, Compiler, NoCompiler, compile_env, s
 from hipport.files import read_bytes
 from hipport.headers import own_words
 from hipport.findings import Finding
-from hipport.verify_units import Unit, includers, outermost
+from hipport.verify_units import Unit, includers, outermost, project_files
 from hipport.versions import Version, short_version
 
 if TYPE_CHECKING:
@@ -120,6 +120,9 @@ class Verification:
     #: files another file of the tree includes that no compile reached: path -> (includer,
     #: line). Not checked alone (``hipport.verify_units``); the includer's verdict stands.
     unreached: dict[Path, tuple[Path, int]] = field(default_factory=dict)
+    #: headers compiled on their own: no file of the tree includes them, so they are what a
+    #: user includes first (listed apart: a pass there says the header stands alone)
+    alone: set[Path] = field(default_factory=set)
 
     def failed(self) -> list[Compiled]:
         return [r for r in self.runs if r.returncode != 0]
@@ -441,15 +444,22 @@ def _follows(path: Path | None, line: int, earlier: list[Verdict]) -> Verdict | 
 # -- whole runs --------------------------------------------------------------------------
 
 def verify(units: Iterable[Unit], *, compiler: Compiler, target: Version, arch: str = DEFAULT_ARCH,
-           includes: Iterable[Path] = (), jobs: int = 2, macros: tuple[str, ...] = ()) -> Verification:
+           includes: Iterable[Path] = (), jobs: int = 2, macros: tuple[str, ...] = (),
+           project: Iterable[Path] = ()) -> Verification:
     """Compile every translation unit that no file includes, then for each file no compile
     reached the outermost file that includes it (itself when none does: a header alone,
-    or plain C++ hipport left alone whose header hipport changed), and classify."""
+    or plain C++ hipport left alone whose header hipport changed), and classify.
+
+    ``project`` is the converted tree's roots: when a file no compile reached is included by
+    no source, its other files (an umbrella header with no suffix) are read for includers
+    (``hipport.verify_units.project_files``), so a header-only library's header is checked
+    through the library's own umbrella, not alone."""
     from hipport.mapping import load_table
 
     units = sorted({u.path.resolve(): u for u in units}.values(), key=lambda u: str(u.path))
     includes = list(includes)
     included = includers((u.path for u in units), includes)
+    every = [u.path.resolve() for u in units]
     units = [u for u in units if u.checked]
 
     def run(paths: Iterable[Path]) -> list[Compiled]:
@@ -460,9 +470,15 @@ def verify(units: Iterable[Unit], *, compiler: Compiler, target: Version, arch: 
     runs = run(u.path.resolve() for u in units if u.is_translation_unit and u.path.resolve() not in included)
     reached = {r.path for r in runs}.union(*(r.headers for r in runs))
     pending = [u.path.resolve() for u in units if u.path.resolve() not in reached]
-    runs += run(p for p in dict.fromkeys(outermost(p, included) for p in pending) if p not in reached)
+    if any(p not in included for p in pending):
+        project = list(project)
+        if project:  # a source's own includer wins over another file's
+            included = includers([*every, *project_files(project, every)], includes) | included
+    tops = {p: outermost(p, included) for p in pending}
+    runs += run(p for p in dict.fromkeys(tops.values()) if p not in reached)
     reached = {r.path for r in runs}.union(*(r.headers for r in runs))
     unreached = {p: included[p] for p in pending if p in included and p not in reached}
+    alone = {p for p, top in tops.items() if top == p and p not in included}
     findings = {r.path: [] for r in runs} | {u.path.resolve(): list(u.findings) for u in units}
     table = load_table()
     library_headers = frozenset(h for rule in table.headers.values() for h in (rule.hip, rule.roc) if h)
@@ -474,7 +490,7 @@ def verify(units: Iterable[Unit], *, compiler: Compiler, target: Version, arch: 
                         compiler_version=compiler.hip_version, target=target,
                         lookup=table.find_by_target, library_headers=library_headers, filled=filled,
                         foreign=lambda d: foreign_library(d, findings, compiler, libraries, includes))
-    return Verification(compiler, arch, runs, verdicts, target, unreached)
+    return Verification(compiler, arch, runs, verdicts, target, unreached, alone)
 
 
 def build_macros(options: "Options") -> tuple[str, ...]:
@@ -485,9 +501,9 @@ def build_macros(options: "Options") -> tuple[str, ...]:
 
 def run_and_report(units: list[Unit], *, target: Version, arch: str, includes: Iterable[Path],
                    jobs: int, echo: Callable[..., None], compiler: str | None = None,
-                   macros: tuple[str, ...] = ()) -> int:
+                   macros: tuple[str, ...] = (), project: Iterable[Path] = ()) -> int:
     """What ``--verify`` and ``hipport verify`` do: 0 compiles, 1 compile errors, 2 no
-    compiler or header set for the target."""
+    compiler or header set for the target. ``project``: the checked trees' roots (``verify``)."""
     from hipport.report.verify import render  # deferred: report.verify imports this module
 
     try:
@@ -499,6 +515,6 @@ def run_and_report(units: list[Unit], *, target: Version, arch: str, includes: I
         echo("hipport verify: no CUDA or HIP sources to check")
         return 0
     result = verify(units, compiler=chosen, target=target, arch=arch, includes=includes, jobs=jobs,
-                    macros=macros)
+                    macros=macros, project=project)
     echo(render(result), nl=False)
     return result.exit_status()

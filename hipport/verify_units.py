@@ -12,13 +12,20 @@ includer's verdict stands for it.
 
 A file no compile of a unit reached is checked through the outermost file that includes it
 (plain C++ hipport left alone is read for its includes, and compiled for this when it is
-such an includer: ``multithreading.cpp`` for ``multithreading.h``); only a file that no
-file of the tree includes is compiled alone.
+such an includer: ``multithreading.cpp`` for ``multithreading.h``). When no source of the
+tree includes it, the project's other files are read too (``project_files``): a header-only
+library's arch headers are reached only through its umbrella header, a file with no suffix
+that convert copied as it is (Eigen's ``Eigen/Core`` for ``arch/GPU/PacketMath.h``).
+Compiled alone, ``PacketMath.h`` failed for reasons no rewrite caused (589 errors on Eigen
+3.4), so it is checked through ``Eigen/Core`` and, when that compile does not reach it,
+listed as not reached. Only a file that no file of the tree includes is compiled alone.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -151,8 +158,8 @@ _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 def includers(paths: Iterable[Path], dirs: Iterable[Path]) -> dict[Path, tuple[Path, int]]:
     """For each of ``paths`` (resolved) that another of them includes: the first includer
     and the line of its ``#include``. A name is looked up beside the includer, then in
-    ``dirs``, the first file found wins (verify passes each unit's own folder as an ``-I``,
-    so even a ``<name>`` is found beside the unit)."""
+    ``dirs``, the first file found wins (a superset: the compiler finds a ``<name>``
+    beside the unit only when its folder is one of ``dirs``)."""
     files = {p.resolve() for p in paths}
     dirs = [d.resolve() for d in dirs]
     found: dict[Path, tuple[Path, int]] = {}
@@ -171,6 +178,38 @@ def includers(paths: Iterable[Path], dirs: Iterable[Path]) -> dict[Path, tuple[P
                 found[target] = (includer, src.count(b"\n", 0, m.start()) + 1)
     return found
 
+
+
+#: Suffixes of the files read for their ``#include``s when a header no source of the tree
+#: includes is looked for an includer: C/C++ sources and headers, and none at all (an
+#: umbrella header such as Eigen's ``Eigen/Core``, which convert copies without reading).
+INCLUDER_SUFFIXES = frozenset({"", ".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".ipp",
+                               ".tcc", ".tpp", ".txx", ".c", ".cc", ".cpp", ".cxx", ".cu", ".hip"})
+#: A larger file is not read as a possible includer (a generated table, not an umbrella).
+INCLUDER_BYTES = 1 << 20
+
+
+def project_files(roots: Iterable[Path], known: Iterable[Path]) -> list[Path]:
+    """The regular files under ``roots`` (resolved, sorted, hidden ones and links to
+    directories left out), other than ``known``, that may include a header: those with an
+    ``INCLUDER_SUFFIXES`` suffix of at most ``INCLUDER_BYTES``."""
+    seen = {p.resolve() for p in known}
+    out: list[Path] = []
+    for root in dict.fromkeys(Path(r).resolve() for r in roots):
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                path = Path(dirpath, name)
+                if name.startswith(".") or path.suffix.lower() not in INCLUDER_SUFFIXES:
+                    continue
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode) and st.st_size <= INCLUDER_BYTES and path not in seen:
+                    seen.add(path)
+                    out.append(path)
+    return out
 
 
 def outermost(path: Path, included: dict[Path, tuple[Path, int]]) -> Path:

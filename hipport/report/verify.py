@@ -26,6 +26,8 @@ def render(v: Verification) -> str:
     for path, (includer, line) in sorted(v.unreached.items(), key=lambda item: str(item[0])):
         lines.append(f"{_shown(path)}: not checked: included by {_shown(includer)}:{line}, "
                      "whose compile did not reach it (not a unit of its own)")
+    for path in sorted(v.alone, key=str):
+        lines.append(f"{_shown(path)}: compiled alone: no file of the tree includes it")
     for verdict in v.verdicts:
         d = verdict.diagnostic
         where = f"{_shown(d.path)}:{d.line}:{d.col}" if d.path else "hipcc"
@@ -43,5 +45,6 @@ def render(v: Verification) -> str:
     lines.append(f"hipport verify: {len(v.runs)} files checked, {len(v.runs) - len(failed)} compile, "
                  f"{len(failed)} fail"
                  + (f", {len(v.unreached)} included files not reached" if v.unreached else "")
+                 + (f", {len(v.alone)} headers no file includes compiled alone" if v.alone else "")
                  + f"; {total} errors ({len(v.verdicts)} judged): {counts}")
     return "\n".join(lines) + "\n"
