@@ -394,14 +394,7 @@ def test_a_file_another_includes_is_checked_through_it_not_alone(tmp_path, monke
     # simpleGLES's graphics_interface.c (#included by its .cu) and smokeParticles'
     # framebufferObject.h (included by plain GL C++) gave errors checked alone that said
     # nothing about the translation: each is compiled only through its outermost includer
-    import sys
-
-    log = tmp_path / "compiled"
-    exe = tmp_path / "bin" / "hipcc"
-    exe.parent.mkdir()
-    exe.write_text(FAKE_H.format(python=sys.executable, log=str(log)))
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("HIPCC", str(exe))
+    log = _logging_hipcc(tmp_path, monkeypatch)
     src = tmp_path / "src"
     src.mkdir()
     cuda = "#include <cuda_runtime.h>\ninline void f() { cudaDeviceSynchronize(); }\n"
