@@ -93,14 +93,22 @@ def process(sf: SourceFile, options: Options) -> FileResult:
         result.held = sf.path.suffix.lower() in HEADER_SUFFIXES and any(
             any(b in data for b in needles) for needles in _included_header_rules(options).values())
         return result
+    return _transformed(result, data, options, build=build)
+
+
+def _transformed(result: FileResult, data: bytes, options: Options, *, build: bool = False) -> FileResult:
+    """``result`` with ``data`` (its file's bytes) through the rewriters and rules, as a build
+    file when ``build``: output, findings, rewrites and status set. A rewriter conflict or an
+    exceeded parse budget is the file's error, never an exception (``process`` and
+    ``_as_included_header`` both come here)."""
     from hipport.parse import ParseBudgetExceeded  # (tree-sitter loads only for a source)
 
     try:
         if build:
-            new, result.findings, result.rewrites = build_transform(data, display, options)
+            new, result.findings, result.rewrites = build_transform(data, result.path, options)
         else:
             new, result.findings, result.rewrites, result.includes, result.for_includers = \
-                _transform(data, display, options)
+                _transform(data, result.path, options)
     except EditConflict as e:  # a rewriter bug: report it, keep the file as it was
         result.status, result.error = "error", f"internal: {e}"
         return result
@@ -156,23 +164,12 @@ def _with_included_headers(results: Iterable[FileResult], options: Options) -> I
 
 def _as_included_header(result: FileResult, options: Options) -> FileResult:
     """A held header run through the rules of ``Rule.in_included_headers`` alone."""
-    from hipport.parse import ParseBudgetExceeded
-
-    codes = frozenset(_included_header_rules(options))
     try:
         data = read_bytes(result.source.path)
-        new, result.findings, result.rewrites, result.includes, result.for_includers = _transform(
-            data, result.path, options.with_(select=codes))
     except OSError as e:
         result.status, result.error = "error", f"cannot read: {e.strerror or e}"
         return result
-    except (EditConflict, ParseBudgetExceeded) as e:
-        result.status, result.error = "error", f"internal: {e}" if isinstance(e, EditConflict) else str(e)
-        return result
-    result.parsed = True
-    if new != data:
-        result.status, result.output = "converted", new
-    return result
+    return _transformed(result, data, options.with_(select=frozenset(_included_header_rules(options))))
 
 
 def transform(data: bytes, path: str, options: Options) -> tuple[bytes, list[Finding], int]:

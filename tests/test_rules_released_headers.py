@@ -469,3 +469,27 @@ def test_register_is_removed_from_a_cuda_free_header_a_cuda_unit_includes(tmp_pa
     assert [(f.line, f.code, f.fixed) for f in results["ParticleSystem.h"].findings] == [(4, "HP339", True)]
     scanned = {Path(r.path).name: [(f.line, f.code) for f in r.findings] for r in scan_paths([src], Options())}
     assert scanned["inner.h"] == [(1, "HP339")] and scanned["alone.h"] == [] and scanned["cuda_only.h"] == []
+
+
+def test_an_included_header_whose_rules_fail_is_an_error_as_a_source_is(tmp_path, monkeypatch) -> None:
+    """The held header's pass and ``process`` share one transform step (pipeline._transformed):
+    a rewriter conflict or an exceeded parse budget there is that header's error, in the words
+    a source's would have, and the other files are still converted."""
+    from hipport import pipeline
+    from hipport.edits import EditConflict
+    from hipport.parse import ParseBudgetExceeded
+
+    (tmp_path / "inner.h").write_text("inline int twice(int v) { register int r = 2 * v; return r; }\n")
+    (tmp_path / "k.cu").write_text('#include "inner.h"\n__global__ void k(int *p) { p[0] = twice(1); }\n')
+    real = pipeline._transform
+    for raised, error in ((EditConflict("two edits"), "internal: two edits"),
+                          (ParseBudgetExceeded("over the budget"), "over the budget")):
+        def failing(data, path, options, raised=raised):
+            if path.endswith(".h"):
+                raise raised
+            return real(data, path, options)
+
+        monkeypatch.setattr(pipeline, "_transform", failing)
+        results = {Path(r.path).name: r for r in pipeline.scan_paths([tmp_path], Options())}
+        assert (results["inner.h"].status, results["inner.h"].error) == ("error", error)
+        assert results["k.cu"].error is None and results["k.cu"].parsed
