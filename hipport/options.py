@@ -318,7 +318,7 @@ FIELDS: tuple[Field, ...] = (
           short="-U", metavar="NAME", commands=(*SOURCES, "verify"),
           help="A macro the HIP build does not define, for deciding #if branches and for "
                "verify's compile: another platform's guard, say, which hipport otherwise cannot "
-               "tell (repeatable; added to the config's).", example="-U GGML_USE_MUSA"),
+               "tell (repeatable; added to the config's).", example="-U GGML_USE_SYCL"),
     Field("include_dirs", "--include-dir", "include-dirs", _dirs, merge="extend", kind="multiple",
           short="-I", metavar="DIR", commands=(*SOURCES, "verify"), paths=True,
           help="A directory the build searches for #include \"name\" headers (repeatable; added "

@@ -125,6 +125,22 @@ def test_unknown_macros_keep_their_branches() -> None:
     assert never_lines(src, build(defines=("SOME_OPTION", "FOO=1"))) == [4, 7]
 
 
+def test_another_platforms_guard_is_undefined_in_a_hip_build() -> None:
+    # llama.cpp ggml-cuda common.cuh:204: the HIP build (GGML_USE_HIP) is never a MUSA build,
+    # and HIP defines no CUDART_VERSION: cublasGetStatusString (HP101) is never compiled.
+    src = ("#if CUDART_VERSION >= 12000 || defined(GGML_USE_MUSA)\nnew\n#else\nold\n#endif\n"
+           "#if defined(__MUSACC__) || MUSART_VERSION > 1\nmusa\n#endif\n"
+           "#define GGML_MUSA_LOCAL\n#ifdef GGML_MUSA_LOCAL\nown\n#endif\n")
+    assert never_lines(src, build("GGML_USE_HIP")) == [2, 7]
+    assert never_lines(src, build("GGML_USE_HIP", defines=("GGML_USE_MUSA",))) == [4, 7]
+    # unported (no guard named), CUDART_VERSION's test is one to rewrite: both sides stay
+    assert never_lines(src, build()) == [7]
+    src = (b"#if CUDART_VERSION >= 12000 || defined(GGML_USE_MUSA)\n"
+           b"static const char *f(cublasStatus_t e) { return cublasGetStatusString(e); }\n#endif\n")
+    guarded = Options(hip_guards=DEFAULT_HIP_GUARDS + ("GGML_USE_HIP",))
+    assert [f.code for f in analyze(src, "common.cuh", guarded).findings] == []
+
+
 def test_hip_guards_and_device_passes() -> None:
     src = ("#if defined(GGML_USE_HIP)\nh\n#else\nc\n#endif\n"
            "#ifdef __HIP_DEVICE_COMPILE__\nd\n#else\nhost\n#endif\n")

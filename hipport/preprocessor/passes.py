@@ -4,7 +4,8 @@ hipcc compiles a file once for the host and once per ``--offload-arch`` GPU. A b
 compiled when any pass takes it; it is never compiled only when every pass skips it. The
 host pass defines the HIP compiler macros, the user's HIP guards and ``-D`` defines;
 each device pass adds ``__HIP_DEVICE_COMPILE__`` and its GPU's arch macros (``__gfx942__``,
-``__GFX9__``, the wave size while the release defines it). CUDA's macros are undefined in
+``__GFX9__``, the wave size while the release defines it). Another CUDA-like platform's macros
+(MUSA's ``__MUSACC__``, llama.cpp's ``GGML_USE_MUSA``) are undefined in every pass. CUDA's macros are undefined in
 all of them, though a branch only they close stays "maybe" (``Macros.decide``) unless the
 project names its own HIP guard: a port rewrites such tests, a ported project means them.
 The facts are ``mappings/gpus.toml``.
@@ -63,7 +64,8 @@ def named_guards(guards: tuple[str, ...]) -> tuple[str, ...]:
 def passes(build: Build) -> tuple[Macros, ...]:
     """The host pass first, then one device pass per GPU; callers copy before changing."""
     data = gpus.table()["build"]
-    pattern = re.compile(data["arch_pattern"])
+    # arch macros of GPUs not targeted, and another platform's (MUSA): undefined unless set
+    pattern = re.compile(f'{data["arch_pattern"]}|{data["other_platform_pattern"]}')
     device_only = set(data["device"])
     base: dict = {name: UNDEFINED for name in (*data["undefined"], *data["cuda"])}
     base.update({name: UNDEFINED for name in device_only})
