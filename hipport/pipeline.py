@@ -156,7 +156,7 @@ def _with_included_headers(results: Iterable[FileResult], options: Options) -> I
             yield r
     if not held:
         return
-    compiled = reached(roots, includes, [r.path for r in held])
+    compiled = reached(roots, includes, [r.path for r in held], options.include_dirs)
     for r in held:
         r.held = False
         yield _as_included_header(r, options) if r.path in compiled else r

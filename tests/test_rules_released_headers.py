@@ -471,6 +471,28 @@ def test_register_is_removed_from_a_cuda_free_header_a_cuda_unit_includes(tmp_pa
     assert scanned["inner.h"] == [(1, "HP339")] and scanned["alone.h"] == [] and scanned["cuda_only.h"] == []
 
 
+def test_a_cuda_free_header_found_through_an_include_dir_is_reached(tmp_path) -> None:
+    """A CUDA unit's ``#include "inner.h"`` that the build finds through its ``-I`` (DeepSpeed's
+    csrc/includes layout): the header is compiled as C++17 by the HIP build, so HP339 runs on
+    it. A header of the same name beside the includer is the one the compiler takes: the
+    -I one is then not reached."""
+    from hipport.pipeline import scan_paths
+
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "inc" / "inner.h").write_text("inline int twice(int v) { register int r = 2 * v; return r; }\n")
+    (tmp_path / "csrc" / "k.cu").write_text('#include "inner.h"\n__global__ void k(int *p) { p[0] = twice(1); }\n')
+
+    def found(options: Options) -> list:
+        return [(Path(r.path).name, f.line, f.code) for r in scan_paths([tmp_path], options) for f in r.findings
+                if f.code == "HP339"]
+
+    assert found(Options(include_dirs=(tmp_path / "inc",))) == [("inner.h", 1, "HP339")]
+    assert found(Options()) == []  # not found beside k.cu: the compiler's search, unknown
+    (tmp_path / "csrc" / "inner.h").write_text("inline int twice(int v) { return 2 * v; }\n")
+    assert found(Options(include_dirs=(tmp_path / "inc",))) == []
+
+
 def test_an_included_header_whose_rules_fail_is_an_error_as_a_source_is(tmp_path, monkeypatch) -> None:
     """The held header's pass and ``process`` share one transform step (pipeline._transformed):
     a rewriter conflict or an exceeded parse budget there is that header's error, in the words

@@ -142,19 +142,26 @@ def _reach(roots: list[str], edges: dict[str, list[tuple[str, bool, str]]]) -> s
     return seen
 
 
-def reached(roots: Iterable[str], includes: Iterable[tuple[str, Includes]], files: Iterable[str]) -> set[str]:
+def reached(roots: Iterable[str], includes: Iterable[tuple[str, Includes]], files: Iterable[str],
+            include_dirs: Iterable[os.PathLike | str] = ()) -> set[str]:
     """Of ``files`` (paths of the run), those ``roots`` include, directly or through other
     files of the run, by includes a HIP build compiles: what the HIP build of the roots
-    compiles besides them. Paths as given in ``files``; each include is looked for where
-    ``cuda_only_headers`` looks (beside the includer, and for a name with a directory up to
-    ``MAX_UP`` levels above it), among the run's files only."""
+    compiles besides them. Paths as given in ``files``; each include is the first file found
+    where ``cuda_only_headers`` looks (beside the includer, in ``include_dirs``, the build's
+    -I, and for a name with a directory up to ``MAX_UP`` levels above it), and counts only
+    when that file is one of ``files``: a header of the same name the compiler finds first
+    is the one it compiles."""
     by_path = {os.path.normpath(os.path.abspath(f)): f for f in files}
+    names = {os.path.basename(p) for p in by_path}
+    dirs = tuple(include_dirs)
     edges: dict[str, list[tuple[str, bool, str]]] = {}
     for includer, items in includes:
         here = os.path.normpath(os.path.abspath(includer))
         for name, compiled in items:
-            target = next((t for t in _targets(here, name) if t in by_path), None)
-            if target is not None:
+            if os.path.basename(name) not in names:
+                continue  # none of the files asked about: no stat
+            target = next((t for t in _targets(here, name, dirs) if t in by_path or os.path.isfile(t)), None)
+            if target in by_path:
                 edges.setdefault(here, []).append((target, compiled, ""))
     start = [os.path.normpath(os.path.abspath(r)) for r in roots]
     return {by_path[p] for p in _reach(start, edges) - set(start) if p in by_path}
