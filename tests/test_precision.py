@@ -729,3 +729,33 @@ def test_a_cuda_build_header_found_through_the_include_dirs_is_one(tmp_path: Pat
     named = Options(jobs=1, hip_guards=DEFAULT_HIP_GUARDS + ("USE_ROCM",))
     assert lanes(named) == [2]
     assert lanes(named.with_(include_dirs=(tmp_path / "inc",))) == []
+
+
+def test_a_warp_size_defined_as_32_only_for_the_cuda_build_is_no_logical_width(tmp_path: Path) -> None:
+    """vLLM's core/cuda_compat.h: ``#define WARP_SIZE Utils::get_warp_size()`` under ``#ifdef
+    USE_ROCM`` (64 on GFX9), ``#define WARP_SIZE 32`` in its ``#else``. A ``__shfl_down`` of
+    width WARP_SIZE spans the whole 64-lane wave in the HIP build (lane 31 reads lane 32), so
+    ``threadIdx.x / 32`` beside it is no 32-lane group of the author's: HP204 stays. The same
+    header defining WARP_SIZE 32 for every build (llama.cpp's logical warp) makes the width 32
+    and the group deliberate."""
+    compat = ("#pragma once\n"
+              "static __device__ constexpr int get_warp_size() {\n"
+              "#ifdef __GFX9__\n  return 64;\n#else\n  return 32;\n#endif\n}\n"
+              "#ifdef USE_ROCM\n  #define WARP_SIZE get_warp_size()\n#else\n  #define WARP_SIZE 32\n#endif\n")
+    kernel = ('#include "compat.h"\n'
+              "__global__ void k(float *v) {\n"
+              "  const int warp = threadIdx.x / 32;\n"
+              "  float x = v[threadIdx.x];\n"
+              "  x += __shfl_down_sync(~0ull, x, 1, WARP_SIZE);\n"
+              "  v[warp] = x;\n"
+              "}\n")
+    rocm = Options(hip_guards=DEFAULT_HIP_GUARDS + ("USE_ROCM",))
+    for name, header in (("vllm", compat), ("logical", compat.replace("get_warp_size()\n#else", "32\n#else"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "compat.h").write_text(header)
+    assert codes_on(kernel, "HP204", options=rocm, path=str(tmp_path / "vllm" / "k.cu")) == [3]
+    assert codes_on(kernel, "HP204", options=rocm, path=str(tmp_path / "logical" / "k.cu")) == []
+    # a file without any conditional or project include: each of its #defines is compiled
+    alone = "#define WARP_SIZE 32\nconstexpr int kWaveSize = 64;\n" + kernel.replace('#include "compat.h"\n', "")
+    assert codes_on(alone, "HP204", options=rocm) == []
+    assert codes_on(alone.replace("WARP_SIZE 32", "WARP_SIZE 64"), "HP204", options=rocm) == [4]

@@ -135,6 +135,23 @@ class Branches:
         return found
 
 
+    def defines(self, name: str) -> list[str] | None:
+        """The bodies of the ``#define name`` directives some pass surely compiles, in the
+        file and in the project headers it surely compiles (``sure_headers``): vLLM's
+        core/cuda_compat.h defines ``WARP_SIZE`` as 32 only in the ``#else`` of ``#ifdef
+        USE_ROCM``, which its HIP build never compiles. None for a file the model did not
+        analyze (no conditional and no project include): its own defines are all compiled."""
+        self._resolve()
+        if self.own is None:
+            return None
+        src, items, sure = self.own
+        out = [m[2] for i, d in enumerate(items)
+               if d.kind == "define" and sure[i] and (m := d.macro) is not None and m[0] == name]
+        for items, _, gaps in self.sure_headers.values():
+            out += [m[2] for i in gaps if i < len(items) and items[i].kind == "define"
+                    and (m := items[i].macro) is not None and m[0] == name]
+        return out
+
     def header_texts(self) -> list[bytes]:
         """The bytes of the project headers some pass surely compiles (``sure_headers``)."""
         self._resolve()

@@ -105,13 +105,22 @@ def knows_wave64(ctx: Context) -> bool:
     return known.wave64
 
 
+#: A ``#define`` body of 32: ``32``, ``32u``, ``(32)``.
+_BODY_32 = re.compile(r"\(?32[uU]?\)?")
+
+
 def defined_as_32(ctx: Context, name: str) -> bool:
-    """``#define name 32`` in the file or a project header a HIP pass surely compiles (the
-    width of ``__shfl_xor_sync(…, WARP_SIZE)`` in quantize.cu is common.cuh's)."""
+    """``#define name 32`` where a HIP pass surely compiles it, in the file or a project
+    header (the width of ``__shfl_xor_sync(…, WARP_SIZE)`` in quantize.cu is common.cuh's);
+    not one only a CUDA build compiles (vLLM's ``#define WARP_SIZE 32`` in the ``#else`` of
+    ``#ifdef USE_ROCM``, whose HIP side is ``Utils::get_warp_size()``, 64 on GFX9)."""
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         return False
-    define = re.compile(rb"#[ \t]*define[ \t]+" + name.encode() + rb"[ \t]+\(?32[uU]?\)?[ \t]*(?:$|//|/\*)", re.M)
-    return any(define.search(text) for text in (ctx.src, *_headers(ctx)))
+    bodies = ctx.branches.defines(name)
+    if bodies is None:  # no conditional anywhere: every #define of the file is compiled
+        define = re.compile(rb"#[ \t]*define[ \t]+" + name.encode() + rb"[ \t]+\(?32[uU]?\)?[ \t]*(?:$|//|/\*)", re.M)
+        return bool(define.search(ctx.src))
+    return any(_BODY_32.fullmatch(body) for body in bodies)
 
 
 def logical_width(ctx: Context, width: Node | None) -> bool:
