@@ -44,12 +44,13 @@ from hipport.findings import Effort, Finding, Severity
 from hipport.options import Options
 
 if TYPE_CHECKING:
+    from hipport.files import FileError, SourceFile
     from hipport.pipeline import FileResult
     from hipport.report.model import Report
 
 BASELINE_FORMAT = 1
 #: Bumped when the layout of a cache entry changes; part of every key.
-CACHE_FORMAT = "check-5"  # 5: for_includers
+CACHE_FORMAT = "check-6"  # 5: for_includers; 6: parsed, held (the included-header pass)
 
 
 class BaselineError(ValueError):
@@ -266,6 +267,9 @@ class Cache:
                              if isinstance(name, str) and isinstance(live, bool))
             for_includers = tuple((line, col) for line, col in entry["for_includers"]
                                   if type(line) is int and type(col) is int)
+            parsed, held = entry["parsed"], entry["held"]
+            if type(parsed) is not bool or type(held) is not bool:
+                return None
         except (ValueError, TypeError, KeyError):
             return None
         try:
@@ -274,7 +278,7 @@ class Cache:
             pass
         return FileResult(path=path, rel=rel, status=entry["status"], findings=findings,
                           rewrites=entry["rewrites"], note=entry["note"], includes=includes,
-                          for_includers=for_includers)
+                          for_includers=for_includers, parsed=parsed, held=held)
 
     def put(self, key: str, result: "FileResult") -> None:
         """Store a result; a cache that cannot be written only costs speed, never the run.
@@ -286,7 +290,8 @@ class Cache:
         entry = {"key": key, "status": result.status, "rewrites": result.rewrites,
                  "note": result.note, "findings": [_finding_to_json(f) for f in result.findings],
                  "includes": [list(i) for i in result.includes],
-                 "for_includers": [list(p) for p in result.for_includers]}
+                 "for_includers": [list(p) for p in result.for_includers],
+                 "parsed": result.parsed, "held": result.held}
         if write_entry(self._file(key), CACHE_FORMAT, entry, self._secret):
             prune_now_and_then(self.root)
 
@@ -406,15 +411,38 @@ def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None) ->
     ``[tool.hipport] exclude`` applies to files named on the command line too, because
     pre-commit names every staged file. Misses go through the pipeline together, so a
     cold run over a whole tree still uses the process pool.
+
+    A CUDA-free header among them that holds what a rule fixes in included headers too
+    (``FileResult.held``: ``register``, ``throw(``) gets the findings ``convert`` of its
+    repository would give it: check is given the changed files only (pre-commit names the
+    staged ones), and the header's includers are usually not among them. So where no given
+    file reaches it, the repository holding it (``gitignore.repository_root``, walked as a
+    directory input is) is searched for the files that include it, through other files too
+    (``_repository_includers``); outside a repository only the given files count. Only the
+    held headers' findings change: the includers found there are read, never reported.
     """
-    from hipport.files import FileError, SourceFile, discover, is_excluded, read_bytes
-    from hipport.pipeline import FileResult, discovery_result, run
+    from functools import partial
+
+    from hipport.files import discover, is_excluded
+    from hipport.pipeline import with_included_headers
 
     options = options.with_(apply_fixes=False)
     inputs = [p for p in paths if not (p.is_file() and is_excluded(p, options.exclude))]
+    results = _scan(discover(inputs, options), options, cache)
+    given = frozenset(os.path.normpath(os.path.abspath(r.path)) for r in results)
+    return list(with_included_headers(results, options, partial(
+        _repository_includers, given=given, options=options, cache=cache)))
+
+
+def _scan(items: "Iterable[SourceFile | FileError]", options: Options, cache: Cache | None) -> list["FileResult"]:
+    """Discovered items' results in order: cache hits as stored, misses through the
+    pipeline together (stored when the file did not change meanwhile)."""
+    from hipport.files import FileError, read_bytes
+    from hipport.pipeline import discovery_result, run
+
     results: list[FileResult | None] = []
     misses: list[tuple[int, SourceFile, str | None]] = []
-    for item in discover(inputs, options):
+    for item in items:
         if isinstance(item, FileError):
             results.append(discovery_result(item))
             continue
@@ -430,6 +458,8 @@ def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None) ->
         hit = cache.get(key, display, rel) if key else None
         if hit is None:
             misses.append((len(results), item, key))
+        else:
+            hit.source = item  # a held header is read again by the included-header pass
         results.append(hit)
     for (i, sf, key), result in zip(misses, run([sf for _, sf, _ in misses], options)):
         results[i] = result
@@ -442,6 +472,43 @@ def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None) ->
             if unchanged:
                 cache.put(key, result)
     return [r for r in results if r is not None]  # every slot is filled by now
+
+
+def _repository_includers(held: "list[FileResult]", *, given: frozenset[str], options: Options,
+                          cache: Cache | None) -> list["FileResult"]:
+    """The results of the files of ``held``'s repositories, other than the ``given`` ones,
+    that include a held header (by its file name, in any ``#include "…"``), and of the
+    files that include those that are not parsed themselves (a plain header on the way:
+    a parsed file is a root of its own). Each repository's sources are read once for their
+    include names; only the files on the way are scanned (from ``cache`` where it can)."""
+    from hipport.files import FileError, discover, read_bytes
+    from hipport.gitignore import repository_root
+    from hipport.pipeline import MAX_SOURCE_BYTES
+    from hipport.preprocessor.includers import own_includes
+
+    trees = sorted({t for t in (repository_root(os.path.dirname(os.path.abspath(r.path))) for r in held) if t})
+    names_of: dict[str, tuple[SourceFile, frozenset[str]]] = {}
+    for item in discover([Path(t) for t in trees], options):
+        if isinstance(item, FileError) or not item.is_source:
+            continue
+        path = os.path.normpath(os.path.abspath(item.path))
+        if path in given or path in names_of:
+            continue
+        try:
+            data = read_bytes(item.path)
+        except OSError:
+            continue
+        if len(data) <= MAX_SOURCE_BYTES and (names := frozenset(
+                os.path.basename(name) for name, _ in own_includes(data, None))):
+            names_of[path] = (item, names)
+    found: list[FileResult] = []
+    wanted = {os.path.basename(r.path) for r in held}
+    while wanted:
+        step = [path for path, (_, names) in names_of.items() if not names.isdisjoint(wanted)]
+        results = _scan([names_of.pop(path)[0] for path in step], options, cache)
+        found += results
+        wanted = {os.path.basename(r.path) for r in results if not r.parsed}
+    return found
 
 
 @dataclass

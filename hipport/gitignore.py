@@ -51,18 +51,25 @@ def _read(directory: str, name: str = IGNORE_FILE) -> Layer | None:
     return Layer(directory, spec) if spec.patterns else None
 
 
+def repository_root(path: str | os.PathLike) -> str | None:
+    """The nearest directory at or above ``path`` holding ``.git`` (a folder, or the file of
+    a linked worktree or submodule), as git finds its work tree; None outside one."""
+    d = os.path.abspath(path)
+    while not os.path.exists(os.path.join(d, ".git")):
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+    return d
+
+
 def root_chain(root: Path) -> Chain:
     """The ignore files that apply at ``root``: its repository's, from the top down to it."""
     here = os.path.abspath(root)
     ancestors = [here]
-    d = here
-    while not os.path.exists(os.path.join(d, ".git")):
-        parent = os.path.dirname(d)
-        if parent == d:  # not in a repository: only the tree's own ignore files count
-            ancestors = [here]
-            break
-        d = parent
-        ancestors.append(d)
+    top = repository_root(here)  # None, not in a repository: only the tree's own ignore files count
+    while top is not None and ancestors[-1] != top:
+        ancestors.append(os.path.dirname(ancestors[-1]))
     layers: list[Layer] = []
     top = ancestors[-1]
     if os.path.isdir(os.path.join(top, ".git", "info")):

@@ -8,7 +8,7 @@ whatever the job count, streamed so memory stays bounded on very large trees.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from itertools import chain, islice
@@ -136,20 +136,30 @@ def _in_included_headers() -> tuple[tuple[str, tuple[bytes, ...]], ...]:
     return tuple((code, r.in_included_headers) for code, r in rules.load().rules.items() if r.in_included_headers)
 
 
-def _with_included_headers(results: Iterable[FileResult], options: Options) -> Iterator[FileResult]:
+def with_included_headers(results: Iterable[FileResult], options: Options,
+                          others: Callable[[list[FileResult]], Iterable[FileResult]] | None = None
+                          ) -> Iterator[FileResult]:
     """``results`` as they come, except the held CUDA-free headers (``FileResult.held``):
     those come last, once every includer is known. One that a parsed file of the run
     includes (directly or through other files, where the HIP build compiles the include)
     is compiled by the HIP build, so the rules of ``Rule.in_included_headers`` run on it
-    (and convert applies their fixes); the others stay as they are."""
+    (and convert applies their fixes); the others stay as they are.
+
+    ``others`` (check: the project's files the run was not given) is asked, with the held
+    headers no file of the run reaches, for the results of more files that may include
+    them; their includes count as the run's, their results are not yielded."""
     held: list[FileResult] = []
     includes: list[tuple[str, tuple[tuple[str, bool], ...]]] = []
     roots: list[str] = []
-    for r in results:
+
+    def note(r: FileResult) -> None:
         if r.includes:
             includes.append((r.path, r.includes))
         if r.parsed:
             roots.append(r.path)
+
+    for r in results:
+        note(r)
         if r.held:
             held.append(r)
         else:
@@ -157,6 +167,11 @@ def _with_included_headers(results: Iterable[FileResult], options: Options) -> I
     if not held:
         return
     compiled = reached(roots, includes, [r.path for r in held], options.include_dirs)
+    unreached = [r for r in held if r.path not in compiled]
+    if others is not None and unreached:
+        for r in others(unreached):
+            note(r)
+        compiled |= reached(roots, includes, [r.path for r in unreached], options.include_dirs)
     for r in held:
         r.held = False
         yield _as_included_header(r, options) if r.path in compiled else r
@@ -274,8 +289,8 @@ def run_paths(
     paths: Iterable[Path], options: Options, *, avoid: Path | None = None
 ) -> Iterator[FileResult]:
     """Discover and process, streamed; discovery errors come back as error results in their
-    place, and held headers after the rest (``_with_included_headers``)."""
-    yield from _with_included_headers(run(discover(paths, options, avoid=avoid), options), options)
+    place, and held headers after the rest (``with_included_headers``)."""
+    yield from with_included_headers(run(discover(paths, options, avoid=avoid), options), options)
 
 
 def scan_paths(paths: Iterable[Path], options: Options) -> Iterator[FileResult]:

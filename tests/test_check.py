@@ -337,3 +337,50 @@ def test_cache_key_covers_path_and_bytes(tmp_path: Path) -> None:
     assert len(keys) == 3
     assert Cache(tmp_path, Options()).key("a.cu", b"x") == cache.key("a.cu", b"x")
     assert os.listdir(tmp_path) == []  # keys cost no disk access
+
+
+def _header_project(root: Path) -> Path:
+    """A repository whose CUDA unit reaches a CUDA-free header holding ``register`` only
+    through a plain header (k.cu -> mid.h -> inner.h), beside one no unit includes."""
+    src = root / "src"
+    src.mkdir(parents=True)
+    (src / "k.cu").write_text('#include "mid.h"\n__global__ void k(int *p) { p[0] = twice(1); }\n')
+    (src / "mid.h").write_text('#pragma once\n#include "inner.h"\n')
+    (src / "inner.h").write_text("inline int twice(int v) {\n  register int r = 2 * v;\n  return r;\n}\n")
+    (src / "alone.h").write_text("inline int alone(int v) { register int r = v; return r; }\n")
+    return src
+
+
+def test_check_of_a_header_alone_finds_its_includers_in_the_repository(tmp_path: Path) -> None:
+    """pre-commit names only the staged files: a commit that changes inner.h alone gives check
+    inner.h alone, yet convert of the repository removes its 'register' (HP339), because k.cu
+    compiles it through mid.h. check looks for its includers in the repository (the nearest
+    folder holding .git) and reports what convert fixes, from its cache too; a header no unit
+    includes stays without a finding, and the includers found are not reported themselves."""
+    from hipport.convert import convert, plan
+
+    repo = tmp_path / "repo"
+    src = _header_project(repo)
+    (repo / ".git").mkdir()
+    the_plan = plan([src], str(tmp_path / "out"), in_place=False, diff=False)
+    converted = {Path(r.path).name: [(f.line, f.code) for f in r.findings]
+                 for r in convert(the_plan, Options(apply_fixes=True), emit=lambda _: None)}
+    assert converted["inner.h"] == [(2, "HP339")] and converted["alone.h"] == []
+    for _ in range(2):  # the second run answers the headers from the cache
+        run = check_mod.run_check([src / "inner.h", src / "alone.h"], Options())
+        assert [(Path(f.path).name, f.line, f.code) for f in run.report.findings] == [("inner.h", 2, "HP339")]
+        assert sorted(Path(f.path).name for f in run.report.files) == ["alone.h", "inner.h"]
+    given_all = check_mod.run_check([src / "inner.h", src / "k.cu", src / "mid.h"], Options())
+    assert [(Path(f.path).name, f.line, f.code) for f in given_all.report.findings] == [("inner.h", 2, "HP339")]
+
+
+def test_check_outside_a_repository_judges_a_header_by_the_given_files(tmp_path: Path) -> None:
+    """With no .git above, there is no project to search: the given files are all check
+    sees, so inner.h alone has no finding, and with its includers given (the second run
+    answering them from the cache: a cached result keeps whether the file was parsed) it has
+    convert's."""
+    src = _header_project(tmp_path / "repo")
+    assert check_mod.run_check([src / "inner.h"], Options()).report.findings == []
+    for _ in range(2):
+        run = check_mod.run_check([src / "k.cu", src / "mid.h", src / "inner.h"], Options())
+        assert [(Path(f.path).name, f.line, f.code) for f in run.report.findings] == [("inner.h", 2, "HP339")]

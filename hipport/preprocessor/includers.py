@@ -149,19 +149,21 @@ def reached(roots: Iterable[str], includes: Iterable[tuple[str, Includes]], file
     compiles besides them. Paths as given in ``files``; each include is the first file found
     where ``cuda_only_headers`` looks (beside the includer, in ``include_dirs``, the build's
     -I, and for a name with a directory up to ``MAX_UP`` levels above it), and counts only
-    when that file is one of ``files``: a header of the same name the compiler finds first
-    is the one it compiles."""
+    when that file is one of ``files`` or an includer of the run (a plain header between a
+    unit and a held one is a step of the way): a header of the same name the compiler finds
+    first is the one it compiles."""
+    includes = [(os.path.normpath(os.path.abspath(p)), items) for p, items in includes]
     by_path = {os.path.normpath(os.path.abspath(f)): f for f in files}
-    names = {os.path.basename(p) for p in by_path}
+    nodes = set(by_path) | {p for p, _ in includes}
+    names = {os.path.basename(p) for p in nodes}
     dirs = tuple(include_dirs)
     edges: dict[str, list[tuple[str, bool, str]]] = {}
-    for includer, items in includes:
-        here = os.path.normpath(os.path.abspath(includer))
+    for here, items in includes:
         for name, compiled in items:
             if os.path.basename(name) not in names:
-                continue  # none of the files asked about: no stat
-            target = next((t for t in _targets(here, name, dirs) if t in by_path or os.path.isfile(t)), None)
-            if target in by_path:
+                continue  # none of the files on the way: no stat
+            target = next((t for t in _targets(here, name, dirs) if t in nodes or os.path.isfile(t)), None)
+            if target in nodes:
                 edges.setdefault(here, []).append((target, compiled, ""))
     start = [os.path.normpath(os.path.abspath(r)) for r in roots]
     return {by_path[p] for p in _reach(start, edges) - set(start) if p in by_path}
