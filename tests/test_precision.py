@@ -759,3 +759,40 @@ def test_a_warp_size_defined_as_32_only_for_the_cuda_build_is_no_logical_width(t
     alone = "#define WARP_SIZE 32\nconstexpr int kWaveSize = 64;\n" + kernel.replace('#include "compat.h"\n', "")
     assert codes_on(alone, "HP204", options=rocm) == []
     assert codes_on(alone.replace("WARP_SIZE 32", "WARP_SIZE 64"), "HP204", options=rocm) == [4]
+
+
+def test_an_xor_offset_the_platform_cannot_change_keeps_to_a_32_lane_group() -> None:
+    """vLLM's fused_qknorm_rope_kernel.cu (fusedQKNormRopeKernelNTokenHeads): one 32-lane
+    group per token-head (``warpId = threadIdx.x / 32``, ``laneId = threadIdx.x % 32``),
+    and ``__shfl_xor_sync(FINAL_MASK, e, pairOffset)`` with ``pairOffset = (rotary_dim / 2)
+    / numElemsPerThread``, ``numElemsPerThread = head_dim / 32``: a parameter and a template
+    parameter, the same in both builds. On CUDA an xor by 32 or more reads the caller's own
+    lane, so an offset meant to pair lanes is under 32 there, and so here: each half of a
+    64-lane wave exchanges within itself. An offset from the wave's size, from the thread
+    index, or assigned again could be 32 or more on HIP alone: HP204 stays."""
+    aware = ("static __device__ constexpr int get_warp_size() {\n#ifdef __GFX9__\n  return 64;\n"
+             "#else\n  return 32;\n#endif\n}\n")
+    kernel = ("template <int head_dim>\n"
+              "__global__ void rope(float *qkv, int const rotary_dim) {\n"
+              "  int const warpId = threadIdx.x / 32;\n"
+              "  int const laneId = threadIdx.x % 32;\n"
+              "  constexpr int numElemsPerThread = head_dim / 32;\n"
+              "  float e = qkv[warpId * head_dim + laneId];\n"
+              "  int pairOffset = (rotary_dim / 2) / numElemsPerThread;\n"
+              "  float other = __shfl_xor_sync(~0ull, e, pairOffset);\n"
+              "  if (laneId < pairOffset) other = -other;\n"
+              "  qkv[warpId * head_dim + laneId] = e + other;\n"
+              "}\n")
+    at = len(aware.splitlines())
+
+    def lanes(src: str) -> list[int]:
+        return [n - at for c, n in found(aware + src) if c == "HP204"]
+
+    assert lanes(kernel) == []
+    assert lanes(kernel.replace("(rotary_dim / 2)", "(warpSize / 2)")) == [3, 4]
+    assert lanes(kernel.replace("int const rotary_dim", "int const warp_size").replace(
+        "(rotary_dim / 2)", "(warp_size / 2)")) == [3, 4]
+    assert lanes(kernel.replace("(rotary_dim / 2)", "(threadIdx.x / 2)")) == [3, 4]
+    assert lanes(kernel.replace("  float other", "  pairOffset *= 2;\n  float other")) == [3, 4]
+    assert lanes(kernel.replace("(rotary_dim / 2)", "(heads / 2)")) == [3, 4]  # declared nowhere here
+    assert [n for c, n in found(kernel) if c == "HP204"] == [3, 4]  # a file that never names the 64

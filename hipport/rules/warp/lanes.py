@@ -33,7 +33,9 @@ class LaneArithmetic32:
     votes on no wave and gives each shuffle a width of 32, in a project that also names a
     wave size of 64: its 32-lane groups are chosen, and a 64-lane wave runs two of them. The
     same holds in a block of such a function whose every shuffle is an xor by an offset
-    under 32 (a constant, or a ladder halving from one): each half of the wave exchanges
+    under 32 (a constant, a ladder halving from one, or a value no platform changes: the
+    function's parameters and locals computed from them, never from the wave's size, as
+    CUDA pairs no lanes with an xor of 32 or more): each half of the wave exchanges
     within itself. In a header that names no wave itself, a function without shuffles is
     left to the files that include it: when every one of the run that compiles the include
     names the 64, the finding is dropped.
