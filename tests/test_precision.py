@@ -796,3 +796,31 @@ def test_an_xor_offset_the_platform_cannot_change_keeps_to_a_32_lane_group() -> 
     assert lanes(kernel.replace("  float other", "  pairOffset *= 2;\n  float other")) == [3, 4]
     assert lanes(kernel.replace("(rotary_dim / 2)", "(heads / 2)")) == [3, 4]  # declared nowhere here
     assert [n for c, n in found(kernel) if c == "HP204"] == [3, 4]  # a file that never names the 64
+
+
+def test_a_ladder_over_a_32_lane_tile_reduces_the_whole_tile() -> None:
+    """DeepSpeed's transformer/normalize_kernels.cu (built for ROCm): ``cg::thread_block_tile
+    <WARP_SIZE> g = cg::tiled_partition<WARP_SIZE>(b)`` with WARP_SIZE 32, then ``for (i = 1;
+    i < 32; i *= 2) sum += g.shfl_down(sum, i)``; its ds_kernel_utils.h gives hw_warp_size
+    AMD's wavefront size. HIP's tile shuffles within its 32 lanes, so the ladder reduces the
+    tile on wave64 too. A tile of the wave's size, a raw shuffle, or a file that never names
+    the wave keep HP214."""
+    aware = ("#define WARP_SIZE 32\n"
+             "#if defined(__HIP_PLATFORM_AMD__)\nconstexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n"
+             "#else\nconstexpr int hw_warp_size = 32;\n#endif\n")
+    kernel = ("__global__ void norm(float *v) {\n"
+              "  cg::thread_block b = cg::this_thread_block();\n"
+              "  cg::thread_block_tile<WARP_SIZE> g = cg::tiled_partition<WARP_SIZE>(b);\n"
+              "  float sum = v[threadIdx.x];\n"
+              "  for (int i = 1; i < 32; i *= 2) { sum += g.shfl_down(sum, i); }\n"
+              "  v[threadIdx.x] = sum;\n"
+              "}\n")
+    at = len(aware.splitlines())
+
+    def ladders(src: str, head: str = aware) -> list[int]:
+        return [n - at for c, n in found(head + src) if c == "HP214"]
+
+    assert ladders(kernel) == []
+    assert ladders(kernel.replace("<WARP_SIZE>", "<hw_warp_size>")) == [5]
+    assert ladders(kernel.replace("g.shfl_down(sum, i)", "__shfl_down_sync(~0ull, sum, i)")) == [5]
+    assert ladders(kernel, aware.replace("ROCM_WAVEFRONT_SIZE", "32")) == [5]

@@ -177,6 +177,29 @@ def _logical_groups(ctx: Context, func: Node, shuffles: bool = True, wave64: boo
     return True
 
 
+def logical_tile(ctx: Context, call: Node, func: Node | None) -> bool:
+    """``call`` is a shuffle member of a cooperative-groups tile of 32 lanes that ``func``
+    declares (``cg::thread_block_tile<WARP_SIZE> g = cg::tiled_partition<WARP_SIZE>(b)``
+    with WARP_SIZE 32, then ``g.shfl_down(sum, i)``), in a wave64-aware project: HIP's tile
+    shuffles within its 32 lanes (width = the tile's size) on a wave of 64 too, so a ladder
+    up to 32 reduces the whole tile, the group the code chose. DeepSpeed's
+    transformer/normalize_kernels.cu, built for ROCm (its op builder links no curand there),
+    whose ds_kernel_utils.h gives hw_warp_size AMD's wavefront size."""
+    fn = call.child_by_field_name("function")
+    if func is None or fn is None or fn.type != "field_expression" or not knows_wave64(ctx):
+        return False
+    obj, member = fn.child_by_field_name("argument"), fn.child_by_field_name("field")
+    if obj is None or obj.type != "identifier" or member is None or "shfl" not in ctx.text(member):
+        return False
+    name = re.escape(ctx.text(obj).encode())
+    tile = re.compile(rb"\bthread_block_tile[ \t]*<[ \t]*([^<>;]+?)[ \t]*>[ \t]*(?:const[ \t]*)?&?[ \t]*" + name
+                      + rb"\b|\b" + name + rb"[ \t]*=[ \t]*(?:\w+[ \t]*::[ \t]*)*tiled_partition[ \t]*<[ \t]*([^<>;]+?)[ \t]*>")
+    sizes = [m.group(1) or m.group(2) for m in tile.finditer(ctx.src, func.start_byte, func.end_byte)]
+    return bool(sizes) and all(
+        (size := s.decode("utf-8", "replace").strip("() ")).rstrip("uU") == "32" or defined_as_32(ctx, size)
+        for s in sizes)
+
+
 def logical_group_block(ctx: Context, node: Node, func: Node | None) -> bool:
     """``node`` (32-lane arithmetic) stands in a block of ``func`` whose shuffles all stay
     inside 32-lane groups, in a wave64-aware project, and ``func`` votes on no wave. The

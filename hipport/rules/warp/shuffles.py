@@ -14,7 +14,7 @@ from hipport.parse import Node, call_arguments, call_name, text, walk
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY
 from hipport import facts
-from hipport.rules.warp.logical import logical_group_block, logical_width, wave_blind_function
+from hipport.rules.warp.logical import logical_group_block, logical_tile, logical_width, wave_blind_function
 from hipport.rules.warp.syntax import int_value, is_int, step_of, strip
 from hipport.rules.warp.vocab import SHUFFLES, XOR_SHUFFLES
 
@@ -70,8 +70,10 @@ class ShuffleLadder16:
     ## Fix
     Start at `warpSize / 2` (or a per-architecture `WARP_SIZE / 2`).
 
-    Not reported when every shuffle of the ladder passes a width of 32 in a project that
-    also names a wave size of 64 (logical.py): a 32-lane group it chose, reduced whole.
+    Not reported when every shuffle of the ladder passes a width of 32, or is a member of a
+    cooperative-groups tile of 32 lanes (`g.shfl_down(v, i)`, `g = tiled_partition<32>(b)`),
+    in a project that also names a wave size of 64 (logical.py): a 32-lane group it chose,
+    reduced whole.
     Nor is a ladder of xors from 16 in a function of such a project that votes on no wave,
     shuffles only by xors under 32 (or width 32) and spells neither `warpSize` nor another
     warp-size name: a 64-lane wave runs it as two 32-lane warps, each reduced whole.
@@ -179,9 +181,11 @@ def check_ladder_loop(loop: Node, ctx: Context) -> None:
         return
     body = loop.child_by_field_name("body")
     shuffles = _shuffles_with(src, body, var) if body is not None else []
-    if not shuffles or all(logical_width(ctx, _width(src, call)) for call in shuffles):
-        return  # no shuffle of var, or each one's explicit 32 is a logical warp (logical.py)
-    if step == "down" and wave_blind_function(ctx, facts.enclosing_function(ctx, loop)):
+    func = facts.enclosing_function(ctx, loop)
+    if not shuffles or all(logical_width(ctx, _width(src, call)) or logical_tile(ctx, call, func)
+                           for call in shuffles):
+        return  # no shuffle of var, or each one's explicit 32 (or 32-lane tile) is a logical warp (logical.py)
+    if step == "down" and wave_blind_function(ctx, func):
         return  # xors under 32 in code that never spells the wave: each half reduces itself
     ctx.report(
         ShuffleLadder16, where,
