@@ -350,9 +350,10 @@ def _drop_cuda_only_headers(report: Report, includes: list, options: Options) ->
 
 
 def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: dict, options: Options) -> None:
-    """HP204 findings of a header that every file of the run including it, where a HIP
-    build compiles the include, answers with a 64-lane wave (``warp.logical``): the 32-lane
-    groups are the project's choice there. A header no file of the run includes keeps them."""
+    """HP204 and HP209 findings of a header that every file of the run including it, where a
+    HIP build compiles the include, answers with a 64-lane wave (``warp.logical``): the
+    32-lane groups and a WARP_SIZE of 32 are the project's choice there. A header no file of
+    the run includes keeps them."""
     from hipport.rules.warp.logical import includer_knows_wave64
 
     moot: set[str] = set()

@@ -824,3 +824,27 @@ def test_a_ladder_over_a_32_lane_tile_reduces_the_whole_tile() -> None:
     assert ladders(kernel.replace("<WARP_SIZE>", "<hw_warp_size>")) == [5]
     assert ladders(kernel.replace("g.shfl_down(sum, i)", "__shfl_down_sync(~0ull, sum, i)")) == [5]
     assert ladders(kernel, aware.replace("ROCM_WAVEFRONT_SIZE", "32")) == [5]
+
+
+def test_a_headers_warp_size_of_32_is_its_includers_choice_when_they_name_the_wave(tmp_path: Path) -> None:
+    """DeepSpeed's transformer/inference/includes/inference_context.h: ``#define WARP_SIZE 32``
+    in a header that names no wave itself; its includer pt_binding.cpp also includes
+    inference_cuda_layers.h, whose ds_kernel_utils.h gives hw_warp_size AMD's wavefront size.
+    Scanned with every includer naming the wave, HP209 goes (the logical warp of one file);
+    alone, or with an includer that does not name it, it stays."""
+    from hipport.pipeline import collect, scan_paths
+
+    (tmp_path / "utils.h").write_text("#pragma once\n#if defined(__HIP_PLATFORM_AMD__)\n"
+                                      "constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n#endif\n")
+    (tmp_path / "context.h").write_text("#pragma once\n#define WARP_SIZE 32\n")
+    (tmp_path / "binding.cu").write_text('#include "context.h"\n#include "utils.h"\n')
+
+    def constants(*paths: Path) -> list[tuple[str, int]]:
+        opts = Options(jobs=1)
+        return sorted((Path(f.path).name, f.line) for f in collect(scan_paths(list(paths), opts), opts, "scan").findings
+                      if f.code == "HP209")
+
+    assert constants(tmp_path) == []
+    assert constants(tmp_path / "context.h") == [("context.h", 2)]
+    (tmp_path / "other.cu").write_text('#include "context.h"\n')
+    assert constants(tmp_path) == [("context.h", 2)]

@@ -9,7 +9,7 @@ from hipport.facts import macro_body
 from hipport.findings import Effort, Severity
 from hipport.parse import Node
 from hipport.rules import REGISTRY
-from hipport.rules.warp.logical import knows_wave64
+from hipport.rules.warp.logical import defer_to_includers, header_for_includers, knows_wave64
 from hipport.rules.warp.syntax import is_int
 from hipport.rules.warp.vocab import WARP_LOG_NAME, WARP_WORD, is_warp_size_name
 
@@ -45,7 +45,9 @@ class WarpSizeConstant32:
 
     Not reported where the project also names a wave size of 64 (a `WAVE_SIZE 64`, or a
     `physical_warp_size()` returning 64 for GFX9): its 32 is then a logical warp it chose,
-    as llama.cpp's `WARP_SIZE` beside `ggml_cuda_get_physical_warp_size()`.
+    as llama.cpp's `WARP_SIZE` beside `ggml_cuda_get_physical_warp_size()`. In a header that
+    names no wave itself, the files of the run that include it decide: when every one names
+    the 64 (itself or through the headers it surely compiles), the finding is dropped.
     """
 
     code = "HP209"
@@ -55,12 +57,13 @@ class WarpSizeConstant32:
 
 
 def _report_constant(ctx: Context, where: Node, name: str, value: str) -> None:
-    ctx.report(
+    if ctx.report(
         WarpSizeConstant32, where,
         f"`{name}` = {value} hard-codes the 32-lane warp; a wave on CDNA has 64",
         "use a per-architecture value (#if defined(__GFX8__) || defined(__GFX9__) -> 64, else 32) "
         "in device code and hipDeviceAttributeWarpSize on the host",
-    )
+    ) and header_for_includers(ctx):
+        defer_to_includers(ctx)  # a header's 32: logical when every includer names the wave
 
 
 @REGISTRY.visits("preproc_def", "preproc_function_def", codes=(WarpSizeConstant32,))

@@ -312,6 +312,15 @@ def for_wave64_includers(ctx: Context, func: Node | None) -> bool:
     return _logical_groups(ctx, func, wave64=True)
 
 
+def header_for_includers(ctx: Context) -> bool:
+    """A header that names no 64-lane wave itself, whose warp-size constant of 32 (HP209) the
+    files that include it decide: each that names the 64 makes it a logical warp, as in
+    one file. DeepSpeed's csrc/includes/context.h (``#define WARP_SIZE 32``, its transformer
+    ops' cooperative-groups tile) is included by custom_cuda_layers.h after
+    ds_kernel_utils.h, which gives hw_warp_size AMD's wavefront size."""
+    return ctx.path.endswith(HEADER_SUFFIXES) and not knows_wave64(ctx)
+
+
 def defer_to_includers(ctx: Context) -> None:
     """The finding just reported is one ``for_wave64_includers`` leaves to the includers."""
     finding = ctx.findings[-1]
