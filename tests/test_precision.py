@@ -848,3 +848,39 @@ def test_a_headers_warp_size_of_32_is_its_includers_choice_when_they_name_the_wa
     assert constants(tmp_path / "context.h") == [("context.h", 2)]
     (tmp_path / "other.cu").write_text('#include "context.h"\n')
     assert constants(tmp_path) == [("context.h", 2)]
+
+
+def test_lanes_of_tiles_a_template_sizes_at_most_32_are_the_tiles() -> None:
+    """DeepSpeed's transformer/softmax_kernels.cu (built for ROCm): ``cg::tiled_partition<tbSize>``
+    with ``tbSize`` a template parameter the file launches only as 2 … 32, ``lane = threadIdx.x
+    & 0x1f`` and ``wid = threadIdx.x >> 5`` for its per-tile partial sums, only tile shuffles:
+    every tile shuffles within its own lanes on a wave of 64 as on a warp of 32. A launch with a
+    tile of 64, one whose size is no constant, or none at all keeps HP204."""
+    aware = ("#if defined(__HIP_PLATFORM_AMD__)\nconstexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n"
+             "#else\nconstexpr int hw_warp_size = 32;\n#endif\n")
+    kernel = ("template <int tbSize, int blockStride>\n"
+              "__global__ void attn_softmax(float *vals) {\n"
+              "  __shared__ float partialSum[32];\n"
+              "  cg::thread_block b = cg::this_thread_block();\n"
+              "  cg::thread_block_tile<tbSize> g = cg::tiled_partition<tbSize>(b);\n"
+              "  int wid = threadIdx.x >> 5;\n"
+              "  int lane = threadIdx.x & 0x1f;\n"
+              "  float m = vals[threadIdx.x];\n"
+              "  for (int i = 1; i < tbSize; i *= 2) m = fmaxf(m, g.shfl_xor(m, i));\n"
+              "  if (lane == 0) partialSum[wid] = m;\n"
+              "  b.sync();\n"
+              "  vals[threadIdx.x] = partialSum[lane];\n"
+              "}\n")
+    launch = ("void launch(float *v, int t) {\n"
+              "  attn_softmax<16, (1024 / 16)><<<1, 1024>>>(v);\n"
+              "  attn_softmax<32, 1><<<1, 1024>>>(v);\n"
+              "}\n")
+    at = len(aware.splitlines())
+
+    def lanes(src: str) -> list[int]:
+        return [n - at for c, n in found(aware + src) if c == "HP204"]
+
+    assert lanes(kernel + launch) == []
+    assert lanes(kernel + launch.replace("<32, 1>", "<64, 1>")) == [6, 7]
+    assert lanes(kernel + launch.replace("<32, 1>", "<t, 1>")) == [6, 7]
+    assert lanes(kernel) == [6, 7]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from hipport.parse import call_arguments, call_name, function_qualifiers, walk
 from hipport.preprocessor.includers import HEADER_SUFFIXES
+from hipport.rules.warp.instances import template_values
 from hipport.rules.warp.offsets import platform_fixed
 from hipport.rules.warp.syntax import small_constant, step_of, strip
 from hipport.rules.warp.vocab import SHUFFLES, WAVE_WIDE, XOR_SHUFFLES, is_warp_size_name
@@ -139,7 +140,10 @@ def logical_group_function(ctx: Context, func: Node | None) -> bool:
     """``func`` works in 32-lane groups a wave64-aware project chose (``knows_wave64``): it
     votes on no wave (no ballot, activemask, any/all, match, reduce), each shuffle it
     makes passes an explicit width of 32, and each cooperative-groups tile it names has 32
-    lanes (``tiled_partition<WARP_SIZE>`` with WARP_SIZE 32). Then ``threadIdx.x / 32`` there is its group and
+    lanes (``tiled_partition<WARP_SIZE>`` with WARP_SIZE 32), or a template parameter's
+    number of lanes that every instantiation the file spells makes 32 or fewer
+    (``instances.template_values``: DeepSpeed's ``attn_softmax<2 … 32, …>``): such tiles
+    shuffle within their own lanes on a wave of 64 as on a warp of 32. Then ``threadIdx.x / 32`` there is its group and
     ``% 32`` the lane in it, which a 64-lane wave runs as two groups (vLLM's cache kernels:
     one 32-thread group per head)."""
     if func is None:
@@ -163,7 +167,8 @@ def _logical_groups(ctx: Context, func: Node, shuffles: bool = True, wave64: boo
         return False
     for m in _TILE.finditer(ctx.src, func.start_byte, func.end_byte):
         size = m.group(1).decode("utf-8", "replace").strip("() ")
-        if size.rstrip("uU") != "32" and not defined_as_32(ctx, size):
+        if size.rstrip("uU") != "32" and not defined_as_32(ctx, size) \
+                and not all(0 < v <= 32 for v in template_values(ctx, func, size) or (0,)):
             return False  # a tile of the wave (DeepSpeed's tiled_partition<hw_warp_size>) or unknown
     if not shuffles:
         return True
