@@ -254,6 +254,19 @@ cudaArray_t alloc(cudaExtent e) {
   return a;
 }
 """,
+    # "no matching function for call to '__ldcs'" (HIP declares the cache-hint loads for
+    # __half/__half2 only) and "... to 'sincos'" (clang's HIP math header has the double
+    # overload only): relion 3.1's helper.cu:581, XFLOAT being float.
+    "loads_sincos.cu": """#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+__global__ void k(const float* in, float* out, const float4* v, const __half* h) {
+  int t = threadIdx.x;
+  float s, c;
+  sincos(in[t], &s, &c);
+  sincospi(in[t], &s, &c);
+  out[t] = __ldcs(in + t) + __ldcg(&in[t]) + __ldca(in) + __ldcs(v).x + __half2float(__ldcs(h)) + s + c;
+}
+""",
 }
 
 
@@ -332,3 +345,32 @@ def test_a_cuda_free_header_a_unit_includes_compiles_against_the_targets_headers
         pass
     result = V.verify(units, compiler=compiler, target=target, arch="gfx942", includes=U.include_roots(the_plan))
     assert result.verdicts == [] and not result.failed(), render(result)
+
+
+@pytest.mark.parametrize("rocm", ["7.2.1", "6.3"])
+def test_a_projects_stand_in_for_cuda_types_is_predicted(rocm, tmp_path):
+    """ffmpeg 5.1's compat/cuda/cuda_runtime.h and relion 3.1's CPU stubs define CUDA's own
+    vector types and dim3; a unit that also includes HIP's headers fails at each definition
+    ("definition of type 'uchar2' conflicts with type alias of the same name", "typedef
+    redefinition with different types"), and each error is HP342's, at the defining line
+    (19 unpredicted in ffmpeg before it)."""
+    target = parse_version(rocm)
+    compiler = _compiler_or_skip(target)
+    src = tmp_path / "cuda"
+    src.mkdir()
+    (src / "stubs.h").write_text("#pragma once\ntypedef int dim3;\n"
+                                 "typedef struct { float x, y; } float2;\n"
+                                 "typedef struct uchar2 { unsigned char x, y; } uchar2;\n"
+                                 "typedef float cudaStream_t;\n")
+    (src / "k.cu").write_text('#include "stubs.h"\n__global__ void k(float2* p) { p[threadIdx.x].x = 1.f; }\n'
+                              "int main() { float2* p; cudaMalloc(&p, 4); return 0; }\n")
+    the_plan = plan([src], str(tmp_path / "hip"), in_place=False, diff=False)
+    units: list[U.Unit] = []
+    options = Options(apply_fixes=True, rocm=target, offload_arch=("gfx942",))
+    for _ in U.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
+        pass
+    result = V.verify(units, compiler=compiler, target=target, arch="gfx942", includes=U.include_roots(the_plan))
+    at = {(v.path.name, v.line) for v in result.verdicts}
+    assert {("stubs.h", 2), ("stubs.h", 3), ("stubs.h", 4)} <= at, render(result)
+    assert all(v.kind == V.PREDICTED for v in result.verdicts), render(result)
+    assert {f.code for v in result.verdicts for f in v.findings} == {"HP342"}, render(result)

@@ -515,3 +515,54 @@ def test_an_included_header_whose_rules_fail_is_an_error_as_a_source_is(tmp_path
         results = {Path(r.path).name: r for r in pipeline.scan_paths([tmp_path], Options())}
         assert (results["inner.h"].status, results["inner.h"].error) == ("error", error)
         assert results["k.cu"].error is None and results["k.cu"].parsed
+
+
+def test_cache_hint_loads_become_ldg():
+    src = "__global__ void k(const float* p, float* o) { o[0] = __ldcs(p) + __ldcg(p + 1) + __ldca(&p[2]); }\n"
+    assert "o[0] = __ldg(p) + __ldg(p + 1) + __ldg(&p[2]);" in converted(src)
+    assert [code for _, code, _ in findings(src)] == ["HP332"] * 3
+
+
+def test_float_sincos_is_respelled_only_on_float_outputs():
+    src = ("#define REAL float\n__global__ void k(float* o, double* d) {\n"
+           "  float s, c; double ds, dc; REAL rs, rc;\n"
+           "  sincos(o[0], &s, &c);\n  sincos(d[0], &ds, &dc);\n  sincos(o[1], &rs, &rc);\n"
+           "  sincospi(d[1], o, o);\n  sincos(o[2], o + 1, o + 2);\n}\n"
+           "void host(float a) { float s, c; sincos(a, &s, &c); sincospi(a, &s, &c); }\n")
+    out = converted(src)
+    assert "  sincosf(o[0], &s, &c);\n  sincos(d[0], &ds, &dc);\n  sincos(o[1], &rs, &rc);\n" in out
+    assert "  sincospif(d[1], o, o);\n  sincos(o[2], o + 1, o + 2);\n" in out
+    # glibc has sincosf on the host, and no sincospif
+    assert "void host(float a) { float s, c; sincosf(a, &s, &c); sincospi(a, &s, &c); }" in out
+    found = findings(src)
+    assert [(line, code) for line, code, _ in found] == [(4, "HP332"), (6, "HP332"), (7, "HP332"),
+                                                          (10, "HP332"), (10, "HP332")]
+    assert "where `REAL` is float" in found[1][2]
+    assert "device-only" in found[4][2]
+
+
+def stand_ins(src: str, path: str = "stubs.h") -> list[int]:
+    ctx = analyze(src.encode(), path, Options())
+    return [f.line for f in ctx.findings if f.code == "HP342"]
+
+
+def test_a_stand_in_is_reported_at_each_definition_of_a_cuda_type():
+    src = ("#pragma once\ntypedef float cudaStream_t;\ntypedef int dim3;\n"
+           "typedef struct { float x, y; } float2;\nstruct uchar4 { unsigned char x, y, z, w; };\n"
+           "extern \"C\" { typedef struct { int x, y; } int2; }\n")
+    assert stand_ins(src) == [3, 4, 5, 6]
+
+
+def test_a_stand_in_the_project_keeps_apart_from_hip_or_scopes_is_not_reported():
+    src = ("#pragma once\ntypedef float cudaStream_t;\n#ifndef __HIP_PLATFORM_AMD__\ntypedef int dim3;\n#endif\n"
+           "namespace cpu { struct float2 { float x, y; }; }\n"
+           "void f() { struct int2 { int a, b; } v; (void)v; }\ntypedef float2 vec2;\n")
+    assert stand_ins(src) == []
+
+
+def test_sincos_in_the_double_branch_of_a_precision_switch_is_not_reported():
+    # relion 3.1's cuda_device_utils.cuh:122: XFLOAT is double where sincos is called
+    src = ("__global__ void k(float* o) {\n  XFLOAT s, c;\n#ifdef ACC_DOUBLE_PRECISION\n"
+           "  sincos(o[0], &s, &c);\n#else\n  sincosf(o[0], &s, &c);\n#endif\n"
+           "#if A\n  sincos(o[1], &s, &c);\n#endif\n}\n")
+    assert [(line, code) for line, code, _ in findings(src)] == [(9, "HP332")]

@@ -25,6 +25,7 @@ class Data(NamedTuple):
     narrow_types: frozenset[str]
     headers_elsewhere: frozenset[str]
     pasted_prefixes: tuple[str, ...]
+    float_overload: dict[str, dict]  # CUDA math function -> HIP's float name ("float"), device_only
 
 
 @lru_cache(maxsize=1)
@@ -42,7 +43,8 @@ def data() -> Data:
         {k: (v["arg"], tuple(v["majors"])) for k, v in raw["void_pointer"].items()},
         dict(raw["device"]), frozenset(raw["mask"]["functions"]),
         frozenset(raw["mask"]["narrow_types"]),
-        frozenset(raw["no_counterpart"]["left_to_other_rules"]), tuple(raw["token_paste"]["prefixes"]))
+        frozenset(raw["no_counterpart"]["left_to_other_rules"]), tuple(raw["token_paste"]["prefixes"]),
+        dict(raw["float_overload"]))
 
 
 class Callee(NamedTuple):
