@@ -88,11 +88,18 @@ _CUDA_ONLY = re.compile(rb"cuda|CUDA|__global__|__device__|__host__|<<<|threadId
                         rb"|__shfl|__syncthreads|__syncwarp|cub::|thrust::|\bcu[A-Z]\w*\s*\(")
 
 
+def spells_cuda(data: bytes) -> bool:
+    """The text spells something only CUDA code spells (``_CUDA_ONLY``): unlike
+    ``looks_like_cuda``, a pre-filter that must never miss and so also matches ``clock``,
+    ``half`` or ``_cuCameraData``, an answer to whether a file is CUDA code at all."""
+    return _CUDA_ONLY.search(data) is not None
+
+
 def other_gpu_dialect(data: bytes) -> bool:
     """A SYCL source (ggml-sycl's kernels and ``presets.hpp``, which only ``#define
     QK_WARP_SIZE 32``): its sub-group sizes, ``sycl::half`` operators and asm belong to
     SYCL, not to a CUDA port. A file that also spells anything CUDA-only stays a source."""
-    return (b"sycl" in data or b"SYCL" in data) and _CUDA_ONLY.search(data) is None
+    return (b"sycl" in data or b"SYCL" in data) and not spells_cuda(data)
 
 
 def is_binary(data: bytes) -> bool:

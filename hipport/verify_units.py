@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hipport.convert import Plan, destination
-from hipport.files import looks_like_cuda, read_bytes
+from hipport.files import read_bytes, spells_cuda
 from hipport.findings import Finding
 from hipport.options import Options
 from hipport.pipeline import FileResult, scan_paths
@@ -70,8 +70,13 @@ _HIP_HINT = re.compile(rb"hip[A-Z_]|<hip/|__global__|__device__")
 
 
 def worth_checking(data: bytes) -> bool:
-    """CUDA- or HIP-looking text; plain C++ that hipport left alone is not its output to judge."""
-    return looks_like_cuda(data) or _HIP_HINT.search(data) is not None
+    """Text that spells CUDA or HIP; plain C++ that hipport left alone is not its output to
+    judge. The HIP build compiles such a file with the project's C++ compiler, as the CUDA
+    build did: colmap 3.8's lib/PBA/SparseBundleCPU.cpp, byte for byte the same after
+    convert, whose 13 narrowings in braced initializers clang rejects in any language mode
+    and g++ only warns about, was compiled as HIP because the convert pre-filter's words
+    (``clock``, ``cu[A-Z]`` of ``_cuCameraData``) matched it."""
+    return spells_cuda(data) or _HIP_HINT.search(data) is not None
 
 
 def units_from_convert(plan_: Plan, results: Iterable[FileResult], into: list[Unit]) -> Iterator[FileResult]:

@@ -536,3 +536,19 @@ def test_project_files_reads_sources_and_suffixless_files_only(tmp_path):
     (tmp_path / "big.h").write_bytes(b"/" * (U.INCLUDER_BYTES + 1))
     (tmp_path / "link.h").symlink_to(tmp_path / "a.h")
     assert [p.name for p in U.project_files([tmp_path], [tmp_path / "b.cu"])] == ["Core", "a.h"]
+
+
+def test_plain_cxx_that_only_the_convert_prefilter_matched_is_not_compiled(tmp_path, monkeypatch):
+    # colmap 3.8's lib/PBA/SparseBundleCPU.cpp: unchanged by convert, no CUDA in it, yet its
+    # `clock` and `_cuCameraData` matched the pre-filter's words and verify compiled it as HIP
+    # (13 narrowing errors that clang gives in any language mode); a file that spells CUDA is
+    # still compiled
+    log = _logging_hipcc(tmp_path, monkeypatch)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "cpu.cpp").write_text("#include <ctime>\nstatic int _cuCameraData[2];\n"
+                                              "long t() { return clock() + _cuCameraData[0]; }\n")
+    (tmp_path / "src" / "gpu.cpp").write_text("#ifdef CUDA\nint on_gpu = 1;\n#endif\nint f() { return 0; }\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["convert", "src", "-o", "out", "--verify", "--no-report", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert log.read_text().split() == ["gpu.cpp"]
