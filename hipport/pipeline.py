@@ -349,18 +349,38 @@ def _drop_cuda_only_headers(report: Report, includes: list, options: Options) ->
     report.findings = kept
 
 
+#: How many levels of includers answer for a header (a header included only by headers).
+MAX_INCLUDER_LEVELS = 4
+
+
 def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: dict, options: Options) -> None:
     """HP204 and HP209 findings of a header that every file of the run including it, where a
     HIP build compiles the include, answers with a 64-lane wave (``warp.logical``): the
-    32-lane groups and a WARP_SIZE of 32 are the project's choice there. A header no file of
-    the run includes keeps them."""
+    32-lane groups and a WARP_SIZE of 32 are the project's choice there. An includer that is
+    itself a header naming no wave answers through its own includers, up to
+    ``MAX_INCLUDER_LEVELS`` (DeepSpeed's context.h is included by general_kernels.h, which
+    the transformer's .cu files include after custom_cuda_layers.h). A header no file of the
+    run includes keeps them, and so does one on an include cycle."""
     from hipport.rules.warp.logical import includer_knows_wave64
+
+    answers: dict[str, bool] = {}
+
+    def answered(path: str, level: int, above: frozenset[str]) -> bool:
+        """Every compile of ``path`` in the run names the wave (``path`` an includer)."""
+        found = answers.get(path)
+        if found is None:
+            found = includer_knows_wave64(read_bytes(Path(path)), path, options)
+            if not found and level < MAX_INCLUDER_LEVELS and path.endswith(HEADER_SUFFIXES):
+                ups = compiled_includers(path, includes, options.include_dirs)
+                found = bool(ups) and all(u not in above and answered(u, level + 1, above | {u}) for u in ups)
+            answers[path] = found
+        return found
 
     moot: set[str] = set()
     for header in deferred:
         includers = compiled_includers(header, includes, options.include_dirs)
         try:
-            if includers and all(includer_knows_wave64(read_bytes(Path(p)), p, options) for p in includers):
+            if includers and all(answered(p, 1, frozenset((header, p))) for p in includers):
                 moot.add(header)
         except OSError:
             continue  # an includer gone since: judged as it is

@@ -884,3 +884,27 @@ def test_lanes_of_tiles_a_template_sizes_at_most_32_are_the_tiles() -> None:
     assert lanes(kernel + launch.replace("<32, 1>", "<64, 1>")) == [6, 7]
     assert lanes(kernel + launch.replace("<32, 1>", "<t, 1>")) == [6, 7]
     assert lanes(kernel) == [6, 7]
+
+
+def test_a_header_included_only_by_headers_is_answered_by_their_includers(tmp_path: Path) -> None:
+    """DeepSpeed's csrc/includes/context.h (``#define WARP_SIZE 32``) is included by
+    general_kernels.h, a header naming no wave, which the transformer's .cu files include
+    beside ds_kernel_utils.h (hw_warp_size = ROCM_WAVEFRONT_SIZE): the header's includers
+    answer through their own includers. A .cu that includes general_kernels.h and names no
+    wave (DeepSpeed's general_kernels.cu) keeps the finding."""
+    from hipport.pipeline import collect, scan_paths
+
+    (tmp_path / "utils.h").write_text("#pragma once\n#if defined(__HIP_PLATFORM_AMD__)\n"
+                                      "constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n#endif\n")
+    (tmp_path / "context.h").write_text("#pragma once\n#define WARP_SIZE 32\n")
+    (tmp_path / "general.h").write_text('#pragma once\n#include "context.h"\n')
+    (tmp_path / "softmax.cu").write_text('#include "utils.h"\n#include "general.h"\n')
+
+    def constants() -> list[tuple[str, int]]:
+        opts = Options(jobs=1)
+        return sorted((Path(f.path).name, f.line) for f in collect(scan_paths([tmp_path], opts), opts, "scan").findings
+                      if f.code == "HP209")
+
+    assert constants() == []
+    (tmp_path / "general.cu").write_text('#include "general.h"\n')
+    assert constants() == [("context.h", 2)]
