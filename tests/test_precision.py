@@ -795,6 +795,8 @@ def test_an_xor_offset_the_platform_cannot_change_keeps_to_a_32_lane_group() -> 
     assert lanes(kernel.replace("(rotary_dim / 2)", "(threadIdx.x / 2)")) == [3, 4]
     assert lanes(kernel.replace("  float other", "  pairOffset *= 2;\n  float other")) == [3, 4]
     assert lanes(kernel.replace("(rotary_dim / 2)", "(heads / 2)")) == [3, 4]  # declared nowhere here
+    # a __device__ helper's parameter: its caller may pass warpSize / 2
+    assert lanes(kernel.replace("__global__ void rope", "__device__ void rope")) == [3, 4]
     assert [n for c, n in found(kernel) if c == "HP204"] == [3, 4]  # a file that never names the 64
 
 

@@ -16,6 +16,7 @@ vLLM's fused_qknorm_rope_kernel.cu pairs the two halves of a head's rotary dimen
 
 (its host code checks ``rotary_dim <= head_dim``, so the offset is at most 16 — on CUDA it
 had to be under 32 to pair anything). What may change with the platform is refused: a
+``__device__`` helper's parameter (its caller may pass ``warpSize / 2``), a
 name of the wave or warp size (``warpSize``, ``WARP_SIZE``, ``kWarpSize``…), the thread
 and block indices and sizes, calls, members, a variable assigned more than once or
 declared by a loop (a ladder: ``_below_32`` judges those), a name not declared in the
@@ -27,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from hipport.parse import Node, ancestors, enclosing_function, walk
+from hipport.parse import Node, ancestors, enclosing_function, function_qualifiers, walk
 from hipport.rules.warp.syntax import strip
 from hipport.rules.warp.vocab import is_warp_size_name
 
@@ -72,12 +73,15 @@ def _fixed(ctx: Context, node: Node, func: Node, depth: int) -> bool:
 
 
 def _a_parameter(ctx: Context, func: Node, name: str) -> bool:
-    """``name`` is declared by ``func``'s parameter list or its template's."""
+    """``name`` is declared by ``func``'s template parameter list, or by its parameter list
+    when ``func`` is a ``__global__`` kernel: the host passes its arguments. A ``__device__``
+    helper's argument may be its caller's ``warpSize / 2``."""
     lists = []
     declarator = func.child_by_field_name("declarator")
     while declarator is not None and declarator.type != "function_declarator":
         declarator = declarator.child_by_field_name("declarator")
-    if declarator is not None and (params := declarator.child_by_field_name("parameters")) is not None:
+    if declarator is not None and (params := declarator.child_by_field_name("parameters")) is not None \
+            and "__global__" in function_qualifiers(ctx.src, func):
         lists.append(params)
     for a in ancestors(func):
         if a.type == "template_declaration" and (params := a.child_by_field_name("parameters")) is not None:
