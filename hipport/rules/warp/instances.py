@@ -8,6 +8,7 @@ so its shuffles stay inside 32-lane groups on a wave of 64 too (``logical._logic
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from hipport.parse import Node, ancestors, walk
@@ -20,8 +21,10 @@ if TYPE_CHECKING:
 def template_values(ctx: Context, func: Node, name: str) -> list[int] | None:
     """The constant values template parameter ``name`` of ``func`` takes at each
     ``f<…>`` the file spells outside ``func`` itself; None when ``name`` is no template
-    parameter of ``func``, the file spells no instantiation, or one gives that parameter
-    something other than an integer constant (a name, a default left out, a pack)."""
+    parameter of ``func``, the file spells no instantiation, one gives that parameter
+    something other than an integer constant (a name, a default left out, a pack), or a
+    ``#define`` body spells ``f<``: the macro's uses give the values (``#define LAUNCH(n)
+    f<n><<<…>>>`` then ``LAUNCH(64)``), which the tree of the file does not show."""
     template = next((a for a in ancestors(func) if a.type == "template_declaration"), None)
     params = template.child_by_field_name("parameters") if template is not None else None
     declarator = func.child_by_field_name("declarator")
@@ -35,7 +38,10 @@ def template_values(ctx: Context, func: Node, name: str) -> list[int] | None:
     if at is None:
         return None
     fname, values = ctx.text(target), []
+    in_macro = re.compile(rb"\b" + re.escape(fname.encode()) + rb"\s*<")
     for n in walk(ctx.tree.root_node):
+        if n.type == "preproc_arg" and in_macro.search(ctx.src, n.start_byte, n.end_byte):
+            return None
         if n.type != "template_function" or n.start_byte >= func.start_byte and n.end_byte <= func.end_byte:
             continue
         called, args = n.child_by_field_name("name"), n.child_by_field_name("arguments")
