@@ -11,6 +11,7 @@ each fix is, and is not, applied.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +22,7 @@ from hipport import verify_units as U
 from hipport.convert import convert, plan
 from hipport.options import Options
 from hipport.report.verify import render
-from hipport.versions import parse_version
+from hipport.versions import Version, parse_version
 
 pytestmark = pytest.mark.compile
 
@@ -294,6 +295,18 @@ def _compiler_or_skip(target):
         pytest.skip(str(e))
 
 
+def _converted_and_verified(src: Path, out: Path, target: Version, arch: str,
+                            compiler: V.Compiler) -> tuple[list[U.Unit], V.Verification]:
+    """``src`` converted into ``out`` for ``target`` and ``arch`` (fixes applied, as
+    ``convert --verify`` does), and verify's result on the converted units."""
+    the_plan = plan([src], str(out), in_place=False, diff=False)
+    units: list[U.Unit] = []
+    options = Options(apply_fixes=True, rocm=target, offload_arch=(arch,))
+    for _ in U.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
+        pass
+    return units, V.verify(units, compiler=compiler, target=target, arch=arch, includes=U.include_roots(the_plan))
+
+
 @pytest.mark.parametrize("rocm", ["7.2.1", "6.3"])
 @pytest.mark.parametrize("arch", ["gfx942", "gfx90a"])
 def test_the_fixed_constructs_compile_against_the_targets_headers(rocm, arch, tmp_path):
@@ -304,14 +317,8 @@ def test_the_fixed_constructs_compile_against_the_targets_headers(rocm, arch, tm
     src.mkdir()
     for name, text in cases.items():
         (src / name).write_text(text)
-    out = tmp_path / "hip"
-    the_plan = plan([src], str(out), in_place=False, diff=False)
-    units: list[U.Unit] = []
-    options = Options(apply_fixes=True, rocm=target, offload_arch=(arch,))
-    for _ in U.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
-        pass
+    units, result = _converted_and_verified(src, tmp_path / "hip", target, arch, compiler)
     assert sorted(u.path.name for u in units) == sorted(cases)
-    result = V.verify(units, compiler=compiler, target=target, arch=arch, includes=U.include_roots(the_plan))
     assert result.verdicts == [] and not result.failed(), render(result)
     assert all(f.fixed for u in units for f in u.findings
                if f.code in ("HP201", "HP202", "HP217", "HP331", "HP332", "HP334", "HP335", "HP122", "HP123", "HP124", "HP126", "HP337", "HP339", "HP340", "HP341")), [f for u in units for f in u.findings]
@@ -338,12 +345,7 @@ def test_a_cuda_free_header_a_unit_includes_compiles_against_the_targets_headers
     (src / "Buffer.h").write_text("#pragma once\n#include <new>\n#include <vector>\nstruct Buffer {\n"
                                   "  explicit Buffer(size_t n) throw(std::bad_alloc) : v(n) {}\n"
                                   "  std::vector<float> v;\n};\n")
-    the_plan = plan([src], str(tmp_path / "hip"), in_place=False, diff=False)
-    units: list[U.Unit] = []
-    options = Options(apply_fixes=True, rocm=target, offload_arch=("gfx942",))
-    for _ in U.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
-        pass
-    result = V.verify(units, compiler=compiler, target=target, arch="gfx942", includes=U.include_roots(the_plan))
+    _, result = _converted_and_verified(src, tmp_path / "hip", target, "gfx942", compiler)
     assert result.verdicts == [] and not result.failed(), render(result)
 
 
@@ -364,12 +366,7 @@ def test_a_projects_stand_in_for_cuda_types_is_predicted(rocm, tmp_path):
                                  "typedef float cudaStream_t;\n")
     (src / "k.cu").write_text('#include "stubs.h"\n__global__ void k(float2* p) { p[threadIdx.x].x = 1.f; }\n'
                               "int main() { float2* p; cudaMalloc(&p, 4); return 0; }\n")
-    the_plan = plan([src], str(tmp_path / "hip"), in_place=False, diff=False)
-    units: list[U.Unit] = []
-    options = Options(apply_fixes=True, rocm=target, offload_arch=("gfx942",))
-    for _ in U.units_from_convert(the_plan, convert(the_plan, options, emit=lambda _: None), units):
-        pass
-    result = V.verify(units, compiler=compiler, target=target, arch="gfx942", includes=U.include_roots(the_plan))
+    _, result = _converted_and_verified(src, tmp_path / "hip", target, "gfx942", compiler)
     at = {(v.path.name, v.line) for v in result.verdicts}
     assert {("stubs.h", 2), ("stubs.h", 3), ("stubs.h", 4)} <= at, render(result)
     assert all(v.kind == V.PREDICTED for v in result.verdicts), render(result)
