@@ -326,3 +326,20 @@ def test_a_tile_sized_by_a_macro_launch_keeps_its_lane_arithmetic() -> None:
     assert lanes(launch) == [6, 7]
     spelled = launch.replace("LAUNCH(64)", "attn_softmax<32, 1><<<1, 1024>>>(v)")
     assert lanes(spelled.replace("attn_softmax<n, 1><<<1, 1024>>>(v)", "0")) == []
+
+
+@pytest.mark.parametrize("wave", ["#define WAVE_SIZE 64", "#define HW_WARP_SIZE ROCM_WAVEFRONT_SIZE"])
+def test_a_crlf_file_names_its_wave_and_logical_warp_as_an_lf_one_does(wave: str) -> None:
+    """``logical``'s ``#define`` patterns end at the line's end or a comment; a CRLF file's
+    line ends in ``\\r`` before the newline, so ``#define WAVE_SIZE 64\\r\\n`` named no wave and
+    ``#define WARP_SIZE 32\\r\\n`` no logical width: the CRLF file had HP204 and HP209 its LF
+    twin has not. The same bytes but the line endings get the same findings."""
+    src = (f"{wave}\n#define WARP_SIZE 32\n"
+           "__global__ void k(float *v) {\n"
+           "  const int warp = threadIdx.x / 32;\n"
+           "  float x = v[threadIdx.x];\n"
+           "  x += __shfl_down_sync(~0ull, x, 1, WARP_SIZE);\n"
+           "  v[warp] = x;\n"
+           "}\n")
+    assert warp_findings(src) == []
+    assert warp_findings(src.replace("\n", "\r\n")) == []

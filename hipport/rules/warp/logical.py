@@ -40,7 +40,7 @@ _SIZE_NAME = rb"\w*(?:[Ww]arp|WARP|[Ww]ave|WAVE)(?:front|FRONT)?_?(?:[Ss]ize|SIZ
 #: AMD's name for the wave size: ``__AMDGCN_WAVEFRONT_SIZE``, ``ROCM_WAVEFRONT_SIZE``…
 _WAVEFRONT_NAME = rb"\w*(?:WAVEFRONT|[Ww]avefront)_?(?:SIZE|[Ss]ize)\w*"
 _WAVE64 = re.compile(
-    rb"#[ \t]*define[ \t]+" + _SIZE_NAME + rb"[ \t]+\(?64\)?[ \t]*(?:$|//|/\*)"  # #define WAVE_SIZE 64
+    rb"#[ \t]*define[ \t]+" + _SIZE_NAME + rb"[ \t]+\(?64\)?[ \t]*\r?(?:$|//|/\*)"  # #define WAVE_SIZE 64
     rb"|\b" + _SIZE_NAME + rb"[ \t]*=[ \t]*64\b"  # constexpr int kWaveSize = 64
     rb"|\b" + _SIZE_NAME + rb"[ \t]*\([ \t]*(?:void)?[ \t]*\)[^;{}]*\{[^{}]*?\breturn[ \t]+64[ \t]*;",  # f() { return 64; }
     re.M)
@@ -48,7 +48,7 @@ _WAVE64 = re.compile(
 #: ``constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;``, its build's ``-D`` of the GPU's
 #: wave, beside ``#define WARP_SIZE 32``): the project knows the wave differs from 32.
 _WAVEFRONT_VALUE = re.compile(
-    rb"#[ \t]*define[ \t]+" + _SIZE_NAME + rb"[ \t]+\(?" + _WAVEFRONT_NAME + rb"\)?[ \t]*(?:$|//|/\*)"
+    rb"#[ \t]*define[ \t]+" + _SIZE_NAME + rb"[ \t]+\(?" + _WAVEFRONT_NAME + rb"\)?[ \t]*\r?(?:$|//|/\*)"
     rb"|\b" + _SIZE_NAME + rb"[ \t]*=[ \t]*\(?" + _WAVEFRONT_NAME + rb"\)?[ \t]*;", re.M)
 
 
@@ -120,7 +120,7 @@ def defined_as_32(ctx: Context, name: str) -> bool:
         return False
     bodies = ctx.branches.defines(name)
     if bodies is None:  # no conditional anywhere: every #define of the file is compiled
-        define = re.compile(rb"#[ \t]*define[ \t]+" + name.encode() + rb"[ \t]+\(?32[uU]?\)?[ \t]*(?:$|//|/\*)", re.M)
+        define = re.compile(rb"#[ \t]*define[ \t]+" + name.encode() + rb"[ \t]+\(?32[uU]?\)?[ \t]*\r?(?:$|//|/\*)", re.M)
         return bool(define.search(ctx.src))
     return any(_BODY_32.fullmatch(body) for body in bodies)
 
