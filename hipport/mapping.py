@@ -186,6 +186,9 @@ class FamilyInfo:
     hip_library: str
     roc_library: str | None
     hip_unsupported_note: str | None  # set when the HIP side is not mapped by policy
+    #: a header-only library a tree can carry a copy of: the directory name such a copy
+    #: sits in (``families.toml``: ``bundled``), or ""
+    bundled: str = ""
 
 
 _MISS = object()
@@ -319,7 +322,8 @@ class MappingTable:
     def _from_raw(cls, raw: dict[str, Any]) -> "MappingTable":
         families = {
             name: FamilyInfo(name, meta["hip_library"], meta.get("roc_library"),
-                             meta.get("hip_policy_note") if meta.get("hip_policy") == "unsupported" else None)
+                             meta.get("hip_policy_note") if meta.get("hip_policy") == "unsupported" else None,
+                             str(meta.get("bundled", "")))
             for name, meta in raw["families.toml"]["families"].items()
         }
         rows = {name: _Rows(name, raw[f"api/{name}.json"]) for name in families}
@@ -351,6 +355,11 @@ class MappingTable:
         rows = self._rows[family]
         for name in rows.rows:
             yield rows.entry(name, self._versions)
+
+    def bundled(self) -> dict[str, frozenset[str]]:
+        """The directory a copy of a library sits in → every CUDA name of its family, for
+        the families a tree can carry a copy of (``bundled``)."""
+        return {info.bundled: frozenset(self._rows[fam].rows) for fam, info in self.families.items() if info.bundled}
 
     def find_by_target(self, name: str) -> list[ApiEntry]:
         """Entries whose HIP or ROC name is ``name`` (reverse lookup), sorted by CUDA name."""

@@ -153,6 +153,31 @@ def defined_in_file(ctx: "Context", name: str) -> bool:
     return found
 
 
+#: A ``#define``/``#undef`` directive's name; the line start is checked per hit (a pattern
+#: that starts with the literal ``#`` lets sre skip to each ``#`` instead of trying every byte).
+_DIRECTIVE_NAME = re.compile(rb"#[ \t]*(?:define|undef)[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def defined_names(data: bytes, names: frozenset[bytes]) -> set[bytes]:
+    """Which of ``names`` the source ``data`` ``#define``s or ``#undef``s (a directive at the
+    start of a line, after blanks): the tree-wide pass of ``pipeline.tree_macros``."""
+    found: set[bytes] = set()
+    for m in _DIRECTIVE_NAME.finditer(data):
+        name = m.group(1)
+        if name in names and not data[data.rfind(b"\n", 0, m.start()) + 1:m.start()].strip(b" \t"):
+            found.add(name)
+    return found
+
+
+@lru_cache(maxsize=1)
+def bundled_names() -> dict[str, frozenset[bytes]]:
+    """The directory a copy of a library sits in → the names of its family, for the libraries
+    a tree can carry a copy of (``families.toml``: ``bundled``)."""
+    from hipport.mapping import load_table
+
+    return {d: frozenset(n.encode() for n in names) for d, names in load_table().bundled().items()}
+
+
 @dataclass
 class _Apart:
     """Per file: the decisions on its tests of macros whose rewrite it can keep, by macro."""

@@ -80,6 +80,12 @@ class Options:
     all_branches: bool = False  # also report, as info, findings in branches HIP never compiles
     #: --rename: .cu files are written as .hip, and build files and includes name them so
     rename: bool = False
+    #: Names of a bundled library (``families.toml``: ``bundled``, CUB) that a source of the
+    #: run outside a copy of it ``#define``s: the tree's own, so no file renames them; and
+    #: the copies of such libraries in the run's trees (directories, as discovery names
+    #: them), left as they are. Set by the run (``pipeline.tree_definitions``), not by a flag.
+    tree_macros: frozenset[str] = frozenset()
+    bundled_copies: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Codes are matched as prefixes however they were written (HP2XX, hp2, HP201).
@@ -106,7 +112,7 @@ class Options:
             ";".join(f"{m.cuda}={m.hip}@{m.since}..{m.until}" for m in self.mappings),
             ",".join(self.offload_arch), " ".join(self.defines), " ".join(self.undefines),
             "|".join(map(str, self.include_dirs)), str(self.all_branches),
-            str(self.rename),
+            str(self.rename), ",".join(sorted(self.tree_macros)), "|".join(self.bundled_copies),
         ])
 
 

@@ -59,6 +59,8 @@ class FileResult:
     #: (line, col) of HP204 findings of a header that its includers' 64-lane wave makes moot
     #: (``warp.logical.for_wave64_includers``; ``collect`` decides)
     for_includers: tuple[tuple[int, int], ...] = ()
+    #: part of a bundled copy of a library (``Options.bundled_copies``): left as it is
+    bundled: bool = False
 
 
 def process(sf: SourceFile, options: Options) -> FileResult:
@@ -69,6 +71,10 @@ def process(sf: SourceFile, options: Options) -> FileResult:
                         source=sf)
     build = not sf.is_source and build_kind(sf.path) is not None  # CMake, Make, setup.py
     if not sf.is_source and not build:
+        return result
+    if options.bundled_copies and sf.is_source and (copy := _bundled_copy(str(sf.path), options)):
+        result.status, result.bundled = "unchanged", True
+        result.note = f"part of the bundled library copy {copy}: left as it is (its ROCm port replaces it)"
         return result
     try:
         data = read_bytes(sf.path)
@@ -289,8 +295,57 @@ def run_paths(
     paths: Iterable[Path], options: Options, *, avoid: Path | None = None
 ) -> Iterator[FileResult]:
     """Discover and process, streamed; discovery errors come back as error results in their
-    place, and held headers after the rest (``with_included_headers``)."""
+    place, and held headers after the rest (``with_included_headers``). The run's sources
+    are read once before (``tree_definitions``)."""
+    paths = list(paths)
+    options = tree_definitions(discover(paths, options, avoid=avoid), options)
     yield from with_included_headers(run(discover(paths, options, avoid=avoid), options), options)
+
+
+def tree_definitions(items: Iterable[SourceFile | FileError], options: Options) -> Options:
+    """``options`` with what the run's sources define of the libraries a tree can carry a
+    copy of (``families.toml``: ``bundled``, CUB): ``bundled_copies``, each directory under
+    an input named for the library (``cub``) that holds a source defining its names (CUB's
+    util_arch.cuh: ``#define CUB_PTX_ARCH``), and ``tree_macros``, the names other sources ``#define`` or
+    ``#undef``, which are then the tree's own in every file. Rewritten file by file, relion
+    3.1.3's CUB copy kept ``#define CUB_PTX_ARCH`` while its other headers tested
+    ``HIPCUB_ARCH``. A pass over the sources before the run, since a file using a name may
+    come before the file defining it; a read costs little beside a parse (the scan jumps
+    from ``#`` to ``#``)."""
+    from hipport.names import bundled_names, defined_names
+
+    libraries = bundled_names()
+    found: set[bytes] = set()
+    copies: set[str] = set(options.bundled_copies)
+    for item in items:
+        if not isinstance(item, SourceFile) or not item.is_source:
+            continue
+        try:
+            data = read_bytes(item.path)
+        except OSError:
+            continue  # the run reports it
+        if len(data) > MAX_SOURCE_BYTES:
+            continue
+        for directory, names in libraries.items():
+            defined = defined_names(data, names)
+            if not defined:
+                continue
+            # below the input root only: a run given CUB's own tree ports CUB itself
+            dirs = item.rel.parts[:-1]
+            if directory in dirs:
+                inside = len(dirs) - dirs[::-1].index(directory)  # components of rel up to the copy
+                copies.add(str(Path(*item.path.parts[:len(item.path.parts) - len(item.rel.parts) + inside])))
+            else:
+                found |= defined
+    if not found and not copies:
+        return options
+    return options.with_(tree_macros=options.tree_macros | {n.decode() for n in found},
+                         bundled_copies=tuple(sorted(copies)))
+
+
+def _bundled_copy(path: str, options: Options) -> str | None:
+    """The bundled library copy (``Options.bundled_copies``) that file ``path`` lies in."""
+    return next((c for c in options.bundled_copies if path.startswith(os.path.join(c, ""))), None)
 
 
 def scan_paths(paths: Iterable[Path], options: Options) -> Iterator[FileResult]:

@@ -46,8 +46,9 @@ class Unit:
 
     path: Path
     findings: tuple[Finding, ...] = ()
-    #: False for plain C++ hipport left alone: not checked, only read for its #includes
-    #: (a file it includes is checked through it, not alone: ``hipport.verify_units``)
+    #: False for plain C++ hipport left alone, and for a bundled library copy's files (its
+    #: ROCm port replaces the copy: ``pipeline.tree_definitions``): not checked, only read
+    #: for its #includes (a file it includes is checked through it, not alone)
     checked: bool = True
 
     @property
@@ -95,7 +96,7 @@ def units_from_convert(plan_: Plan, results: Iterable[FileResult], into: list[Un
             data = read_bytes(dest)
         except OSError:
             continue
-        if r.status == "unchanged" and not worth_checking(data):
+        if r.bundled or (r.status == "unchanged" and not worth_checking(data)):
             into.append(Unit(dest, checked=False))
             continue
         into.append(Unit(dest, tuple(at_output(f, dest) for f in r.findings)))
@@ -151,7 +152,7 @@ def units_from_paths(paths: Iterable[Path], options: Options) -> list[Unit]:
             data = read_bytes(r.source.path)
         except OSError:
             continue
-        units.append(Unit(r.source.path, tuple(r.findings), checked=worth_checking(data)))
+        units.append(Unit(r.source.path, tuple(r.findings), checked=not r.bundled and worth_checking(data)))
     return units
 
 

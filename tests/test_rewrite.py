@@ -89,6 +89,87 @@ def test_a_macro_the_file_defines_itself_keeps_its_name() -> None:
     assert conv(src, "t.h") == src
 
 
+def _converted(results) -> dict[str, str]:
+    """Each result's text after conversion (the input's where nothing changed), by path."""
+    return {r.rel: (r.output if r.output is not None else r.source.path.read_bytes()).decode() for r in results}
+
+
+def test_a_bundled_copy_of_cub_is_left_whole_and_its_includes_become_hipcub(tmp_path) -> None:
+    # relion 3.1.3 carries CUB 1.8 in src/acc/cuda/cub: rewritten file by file, its
+    # util_arch.cuh kept '#define CUB_PTX_ARCH' while the copy's other headers tested
+    # HIPCUB_ARCH, and its cub:: became hipcub:: inside its own namespace cub
+    from hipport.pipeline import run_paths
+
+    copy = tmp_path / "src" / "acc" / "cub"
+    (copy / "device").mkdir(parents=True)
+    arch = "#ifndef CUB_PTX_ARCH\n#define CUB_PTX_ARCH 0\n#endif\nnamespace cub { __device__ int lane(); }\n"
+    scan = ('#include "../util_arch.cuh"\n#include <cuda_runtime.h>\n'
+            "namespace cub { struct DeviceScan { static cudaError_t Sum(); }; }\n#if CUB_PTX_ARCH > 0\n#endif\n")
+    (copy / "util_arch.cuh").write_text(arch)
+    (copy / "device" / "device_scan.cuh").write_text(scan)
+    (tmp_path / "src" / "k.cu").write_text(
+        '#include "src/acc/cub/device/device_scan.cuh"\n#include "src/acc/cub/util_arch.cuh"\n'
+        '#include "src/acc/nocub/util_arch.cuh"\nint f() { return cub::DeviceScan::Sum(); }\n')
+    results = {r.rel: r for r in run_paths([tmp_path], V721)}
+    out = _converted(results.values())
+    assert out["src/acc/cub/util_arch.cuh"] == arch and out["src/acc/cub/device/device_scan.cuh"] == scan
+    for rel in ("src/acc/cub/util_arch.cuh", "src/acc/cub/device/device_scan.cuh"):
+        assert results[rel].bundled and not results[rel].findings and results[rel].status == "unchanged"
+    assert out["src/k.cu"] == ('#include <hip/hip_runtime.h>\n#include "hipcub/hipcub.hpp"\n'
+                               '#include "src/acc/nocub/util_arch.cuh"\nint f() { return hipcub::DeviceScan::Sum(); }\n')
+    routes = [f for f in results["src/k.cu"].findings if "src/acc/cub," in f.message]
+    assert len(routes) == 1 and routes[0].code == "HP409" and "delete src/acc/cub" in routes[0].suggestion
+    # verify checks none of the copy's files (nothing includes them once converted)
+    from hipport.verify_units import units_from_paths
+
+    checked = {u.path.name: u.checked for u in units_from_paths([tmp_path], V721.with_(apply_fixes=False))}
+    assert checked == {"util_arch.cuh": False, "device_scan.cuh": False, "k.cu": True}
+    # a run given the copy itself ports CUB: its files are converted, its names kept
+    own = {r.rel: r for r in run_paths([copy], V721)}
+    assert not own["util_arch.cuh"].bundled and "HIPCUB_ARCH" not in _converted(own.values())["device/device_scan.cuh"]
+
+
+def test_a_bundled_librarys_macro_a_file_of_the_tree_defines_keeps_its_name_in_every_file(tmp_path) -> None:
+    # a CUB name that a source outside a copy of CUB defines (a project's own CUB_PTX_ARCH)
+    # is the tree's: renamed only where used, every use was 'undeclared identifier
+    # HIPCUB_ARCH'. The definer may come after its users.
+    from hipport.pipeline import run_paths
+
+    (tmp_path / "a_cub").mkdir()
+    (tmp_path / "a_cub" / "use.cuh").write_text(
+        '#include "../z_cub/util_arch.cuh"\n#if CUB_PTX_ARCH >= 200\nint x;\n#endif\n'
+        "inline int f(int e) { return CubDebug(e); }\n")
+    (tmp_path / "z_cub").mkdir()
+    defines = "#ifndef CUB_PTX_ARCH\n#define CUB_PTX_ARCH 0\n#endif\n  #  define CubDebug(e) (e)\n"
+    (tmp_path / "z_cub" / "util_arch.cuh").write_text(defines)
+    out = _converted(run_paths([tmp_path], V721))
+    assert "#if CUB_PTX_ARCH >= 200\n" in out["a_cub/use.cuh"] and "CubDebug(e); }" in out["a_cub/use.cuh"]
+    assert out["z_cub/util_arch.cuh"] == defines
+    # the same user alone, with no definer in the run: hipCUB's names, as before
+    alone = _converted(run_paths([tmp_path / "a_cub"], V721))
+    assert "#if HIPCUB_ARCH >= 200\n" in alone["use.cuh"] and "HipcubDebug(e)" in alone["use.cuh"]
+
+
+def test_the_tree_pass_finds_directives_at_a_line_start_only() -> None:
+    from hipport.names import defined_names
+
+    names = frozenset({b"CUB_PTX_ARCH", b"CubDebug", b"_CubLog"})
+    src = (b"#define CUB_PTX_ARCH 0\n\t# undef CubDebug\nx #define _CubLog 1\n"
+           b"#define CUB_PTX_ARCHX 1\n#define OTHER CUB_PTX_ARCH\n// #define _CubLog\n")
+    assert defined_names(src, names) == {b"CUB_PTX_ARCH", b"CubDebug"}
+
+
+def test_a_stand_in_for_a_cuda_runtime_name_elsewhere_in_the_tree_keeps_the_rename(tmp_path) -> None:
+    # relion's CPU-build stubs (src/acc/cpu/cuda_stubs.h) '#define cudaStreamPerThread 0';
+    # the CUDA code the HIP build compiles needs HIP's name: the runtime is no bundled library
+    from hipport.pipeline import run_paths
+
+    (tmp_path / "stubs.h").write_text("#define cudaStreamPerThread 0\n")
+    (tmp_path / "use.cu").write_text("#include <cuda_runtime.h>\ncudaStream_t s = cudaStreamPerThread;\n")
+    out = _converted(run_paths([tmp_path], V721))
+    assert "hipStream_t s = hipStreamPerThread;" in out["use.cu"]
+
+
 def test_duplicate_includes_merge_within_one_branch_only() -> None:
     src = "#include <cuda.h>\n#include <cuda_runtime.h>\n#if X\n#include <cuda_runtime_api.h>\n#endif\n"
     out = conv(src, "t.cpp")

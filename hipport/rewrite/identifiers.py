@@ -20,11 +20,14 @@ from hipport.rewrite import REGISTRY
 
 @REGISTRY.visits(*NAME_NODES, names=in_tables)
 def rename(node: Node, ctx: Context) -> None:
-    """Rewrite one identifier leaf (of the file, or of a ``#define`` body reparsed in place)."""
+    """Rewrite one identifier leaf (of the file, or of a ``#define`` body reparsed in place).
+    A name the file defines itself, or a bundled library's name some file of the run
+    defines (``Options.tree_macros``), is the project's and keeps its spelling."""
     new = _target(ctx, node)
     if new is not None and (node.start_byte, node.end_byte) not in ctx.state(_Declared).spans \
             and not (ctx.src[node.start_byte:node.end_byte] in _kept_names()
-                     and (kept_at(ctx, ctx.text(node), node.start_byte) or defined_in_file(ctx, ctx.text(node)))):
+                     and (kept_at(ctx, ctx.text(node), node.start_byte) or defined_in_file(ctx, ctx.text(node)))) \
+            and not (ctx.options.tree_macros and ctx.text(node) in ctx.options.tree_macros):
         ctx.edit(node.start_byte, node.end_byte, new)
         ctx.rewrites += 1
 

@@ -11,6 +11,7 @@ branches are independent.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -18,6 +19,8 @@ from hipport.context import Context
 from hipport.edits import Edit
 from hipport.parse import Node, starts_line
 from hipport.rewrite import REGISTRY
+from hipport.rules import REGISTRY as RULES
+from hipport.rules.libraries import counterparts  # noqa: F401  (registers HP409)
 
 HIP_RUNTIME = "hip/hip_runtime.h"
 HIP_RUNTIME_INCLUDE = b"#include <" + HIP_RUNTIME.encode() + b">"
@@ -25,19 +28,22 @@ HIP_RUNTIME_INCLUDE = b"#include <" + HIP_RUNTIME.encode() + b">"
 #: does not, so these files get an explicit include when they use HIP.
 IMPLICIT_RUNTIME_SUFFIXES = (".cu", ".cuh")
 _DEVICE_MARKERS = (b"__global__", b"__device__", b"__shared__", b"threadIdx", b"<<<", b"blockIdx")
+#: HP409 (CUB → hipCUB): also reported where an include of a bundled copy is routed
+_LIBRARY_ROUTE = RULES.rules["HP409"]
 _PROJECT_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"', re.M)
 
 
 @dataclass
 class _Includes:
     """Per file: (branch id, header) pairs seen so far, where hip_runtime.h and the first
-    other HIP header are included (None: not yet), and the includes read from the bytes
-    (start, end, the edits of their own rewrite)."""
+    other HIP header are included (None: not yet), the includes read from the bytes
+    (start, end, the edits of their own rewrite), and the bundled copies it includes."""
 
     seen: set[tuple[int, str]] = field(default_factory=set)
     read_from_bytes: list[tuple[int, int, frozenset]] = field(default_factory=list)
     runtime_at: int | None = None
     hip_header_at: int | None = None
+    bundled: set[str] = field(default_factory=set)  # bundled copies whose include was reported
 
 
 def _included(ctx: Context) -> set[tuple[int, str]]:
@@ -108,7 +114,14 @@ def _rewrite(ctx: Context, node: Node, inner_start: int, inner_end: int, end: in
         ctx.edit(at, at + 3, ".hip")
         ctx.rewrites += 1
         return
-    res = ctx.view.header(header)
+    copy = _bundled_copy(ctx, header) if ctx.options.bundled_copies else None
+    res = ctx.view.header(copy[1] if copy is not None else header)
+    if copy is not None and res is not None and res.apply and res.action == "map" and res.target \
+            and copy[0] not in (routed := ctx.state(_Includes).bundled):
+        routed.add(copy[0])  # one finding per copy and file: the other includes merge into the first
+        ctx.report(_LIBRARY_ROUTE, node, f"{header}: a file of the tree's own copy {copy[0]}, which builds for "
+                   f"NVIDIA GPUs only; included as <{res.target}> ({res.library}), its ROCm port",
+                   f"delete {copy[0]}: convert leaves it as it is, and nothing includes it once converted")
     seen = _included(ctx)
     branch = _branch(node)
     _note_hip_include(ctx, node, res.target if res is not None and res.apply and res.action == "map" else header)
@@ -128,6 +141,26 @@ def _rewrite(ctx: Context, node: Node, inner_start: int, inner_end: int, end: in
         ctx.edit(inner_start, inner_end, res.target)
     seen.add((branch, res.target))
     ctx.rewrites += 1
+
+
+def _bundled_copy(ctx: Context, header: str) -> tuple[str, str] | None:
+    """(the include's path to the copy, the path as the library's own) when ``header`` is a
+    file of a bundled library copy of the run (``Options.bundled_copies``):
+    ``src/acc/cuda/cub/device/device_scan.cuh`` in relion, whose copy is
+    ``…/relion/src/acc/cuda/cub``, is CUB's ``cub/device/device_scan.cuh``. The path is
+    matched by its last components, wherever the build's ``-I`` points."""
+    parts = header.split("/")
+    for copy in ctx.options.bundled_copies:
+        root = os.path.basename(copy)
+        if root not in parts[:-1]:
+            continue
+        at = len(parts) - 2 - parts[:-1][::-1].index(root)
+        before = [p for p in parts[:at] if p not in ("", ".", "..")]
+        if before and os.path.normpath(copy).split(os.sep)[-1 - len(before):-1] != before:
+            continue
+        if os.path.isfile(os.path.join(copy, *parts[at + 1:])):
+            return "/".join(parts[:at + 1]), "/".join(parts[at:])
+    return None
 
 
 def _branch(node: Node) -> int:

@@ -116,6 +116,8 @@ class CubThrust(SaysWhatItIs):
     ## Fix
     `hipport convert` rewrites the includes and the `cub::` namespace; build with C++17 from
     ROCm 7.0, and check CUB features newer than the hipCUB release (`hipport map NAME`).
+    A tree's own copy of CUB (relion's `src/acc/cuda/cub`) is left as it is and its includes
+    become hipCUB's too: delete the copy.
     """
 
     code = "HP409"
