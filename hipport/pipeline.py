@@ -418,24 +418,30 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
     run includes keeps them, and so does one on an include cycle."""
     from hipport.rules.warp.logical import includer_knows_wave64
 
-    answers: dict[str, bool] = {}
+    names: dict[str, bool] = {}
+    answers: dict[tuple[str, int], bool] = {}
 
-    def answered(path: str, level: int, above: frozenset[str]) -> bool:
-        """Every compile of ``path`` in the run names the wave (``path`` an includer)."""
-        found = answers.get(path)
+    def answered(path: str, level: int) -> bool:
+        """Every compile of ``path`` in the run names the wave (``path`` an includer at
+        ``level``). Kept per level: an answer cut off by ``MAX_INCLUDER_LEVELS`` deep in one
+        header's chain is no answer for a header the same includer includes directly. A cycle
+        ends at the bound, unanswered, as its headers name no wave."""
+        found = answers.get((path, level))
         if found is None:
-            found = includer_knows_wave64(read_bytes(Path(path)), path, options)
+            if path not in names:
+                names[path] = includer_knows_wave64(read_bytes(Path(path)), path, options)
+            found = names[path]
             if not found and level < MAX_INCLUDER_LEVELS and path.endswith(HEADER_SUFFIXES):
                 ups = compiled_includers(path, includes, options.include_dirs)
-                found = bool(ups) and all(u not in above and answered(u, level + 1, above | {u}) for u in ups)
-            answers[path] = found
+                found = bool(ups) and all(answered(u, level + 1) for u in ups)
+            answers[(path, level)] = found
         return found
 
     moot: set[str] = set()
     for header in deferred:
         includers = compiled_includers(header, includes, options.include_dirs)
         try:
-            if includers and all(answered(p, 1, frozenset((header, p))) for p in includers):
+            if includers and all(answered(p, 1) for p in includers):
                 moot.add(header)
         except OSError:
             continue  # an includer gone since: judged as it is

@@ -343,3 +343,32 @@ def test_a_crlf_file_names_its_wave_and_logical_warp_as_an_lf_one_does(wave: str
            "}\n")
     assert warp_findings(src) == []
     assert warp_findings(src.replace("\n", "\r\n")) == []
+
+
+def test_a_headers_includer_chain_is_judged_alone_whatever_the_other_headers(tmp_path: Path) -> None:
+    """``pipeline._drop_logical_in_wave64_includers`` follows a header's includers up to
+    ``MAX_INCLUDER_LEVELS``. An includer's answer is kept per level: one cut off by the bound
+    in a deep chain is no answer where the same includer includes another header directly.
+    Kept per path alone, the HP209 of ``direct.h`` (three levels below a .cu naming the wave)
+    stayed when a header whose name sorts first (``a_deep.h``, five levels below) was judged
+    first, and went when it sorted after: the verdict hung on another file's name."""
+    from hipport.pipeline import collect, scan_paths
+
+    def constants(deep: str) -> list[str]:
+        root = tmp_path / deep
+        root.mkdir()
+        (root / "utils.h").write_text("#pragma once\n#if defined(__HIP_PLATFORM_AMD__)\n"
+                                      "constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n#endif\n")
+        (root / deep).write_text("#pragma once\n#define WARP_SIZE 32\n")
+        (root / "direct.h").write_text("#pragma once\n#define WARP_SIZE 32\n")
+        (root / "m1.h").write_text(f'#pragma once\n#include "{deep}"\n')
+        (root / "m2.h").write_text('#pragma once\n#include "m1.h"\n')
+        (root / "m3.h").write_text('#pragma once\n#include "m2.h"\n#include "direct.h"\n')
+        (root / "m4.h").write_text('#pragma once\n#include "m3.h"\n')
+        (root / "k.cu").write_text('#include "utils.h"\n#include "m4.h"\n')
+        opts = Options(jobs=1)
+        return sorted(Path(f.path).name for f in collect(scan_paths([root], opts), opts, "scan").findings
+                      if f.code == "HP209")
+
+    assert constants("a_deep.h") == ["a_deep.h"]
+    assert constants("z_deep.h") == ["z_deep.h"]
