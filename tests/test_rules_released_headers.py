@@ -566,3 +566,13 @@ def test_sincos_in_the_double_branch_of_a_precision_switch_is_not_reported():
            "  sincos(o[0], &s, &c);\n#else\n  sincosf(o[0], &s, &c);\n#endif\n"
            "#if A\n  sincos(o[1], &s, &c);\n#endif\n}\n")
     assert [(line, code) for line, code, _ in findings(src)] == [(9, "HP332")]
+
+
+def test_a_stand_in_under_a_test_of_another_macro_that_starts_like_a_hip_one_is_reported():
+    """``_apart_from_hip`` matches the HIP macros as whole words: ``#ifndef USE_ROCM_SMI`` (a
+    project's own option) does not keep a ``dim3`` apart from HIP's headers, which the HIP
+    build compiles it beside; ``#ifndef USE_ROCM`` does."""
+    body = "#pragma once\n#ifndef {}\ntypedef int dim3;\n#endif\n"
+    assert stand_ins(body.format("USE_ROCM_SMI")) == [3]
+    assert stand_ins(body.format("MY__HIPCC__X")) == [3]
+    assert stand_ins(body.format("USE_ROCM")) == []

@@ -56,9 +56,11 @@ def _types() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
-def _hip_tests() -> tuple[bytes, ...]:
-    """The macros whose test in an enclosing ``#if`` shows the project parts CUDA from HIP."""
-    return tuple(t.encode() for t in raw_data()["stand_in"]["hip_tests"])
+def _hip_tests() -> re.Pattern[bytes]:
+    """The macros whose test in an enclosing ``#if`` shows the project parts CUDA from HIP,
+    as whole words: ``USE_ROCM_SMI`` is no test of ``USE_ROCM``."""
+    names = b"|".join(re.escape(t.encode()) for t in raw_data()["stand_in"]["hip_tests"])
+    return re.compile(rb"(?<!\w)(?:" + names + rb")(?!\w)")
 
 
 #: What a definition at file scope may sit in: preprocessor branches and ``extern "C" {}``.
@@ -88,7 +90,7 @@ def _apart_from_hip(ctx: Context, node: Node) -> bool:
     while parent is not None:
         if parent.type in _CONDITIONS:
             cond = parent.child_by_field_name("condition") or parent.child_by_field_name("name")
-            if cond is not None and any(t in ctx.src[cond.start_byte:cond.end_byte] for t in _hip_tests()):
+            if cond is not None and _hip_tests().search(ctx.src, cond.start_byte, cond.end_byte):
                 return True
         parent = parent.parent
     return False
