@@ -292,42 +292,6 @@ def test_a_kernel_defined_in_a_macro_is_judged_like_any_other() -> None:
     assert warp_findings(macro + plain) == [("HP202", 1), ("HP202", 2), ("HP203", 1), ("HP203", 2)]
 
 
-def test_a_tile_sized_by_a_macro_launch_keeps_its_lane_arithmetic() -> None:
-    """``instances.template_values`` reads the instantiations the tree shows; one inside a
-    ``#define`` body takes its values from the macro's uses (``LAUNCH(64)``), which the tree
-    does not evaluate, so the tile's size is unknown and HP204 stays: a tile of 64 lanes on a
-    wave of 64 is the whole wave, and ``threadIdx.x & 0x1f`` is no lane of it. Without the
-    macro (every launch spelled with 16 or 32) the lanes are the tile's."""
-    aware = ("#if defined(__HIP_PLATFORM_AMD__)\nconstexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n"
-             "#else\nconstexpr int hw_warp_size = 32;\n#endif\n")
-    kernel = ("template <int tbSize, int blockStride>\n"
-              "__global__ void attn_softmax(float *vals) {\n"
-              "  __shared__ float partialSum[32];\n"
-              "  cg::thread_block b = cg::this_thread_block();\n"
-              "  cg::thread_block_tile<tbSize> g = cg::tiled_partition<tbSize>(b);\n"
-              "  int wid = threadIdx.x >> 5;\n"
-              "  int lane = threadIdx.x & 0x1f;\n"
-              "  float m = vals[threadIdx.x];\n"
-              "  for (int i = 1; i < tbSize; i *= 2) m = fmaxf(m, g.shfl_xor(m, i));\n"
-              "  if (lane == 0) partialSum[wid] = m;\n"
-              "  b.sync();\n"
-              "  vals[threadIdx.x] = partialSum[lane];\n"
-              "}\n")
-    launch = ("#define LAUNCH(n) attn_softmax<n, 1><<<1, 1024>>>(v)\n"
-              "void launch(float *v) {\n"
-              "  attn_softmax<16, (1024 / 16)><<<1, 1024>>>(v);\n"
-              "  LAUNCH(64);\n"
-              "}\n")
-    at = len((aware + kernel).splitlines()) - len(kernel.splitlines())
-
-    def lanes(src: str) -> list[int]:
-        return [line - at for code, line in warp_findings(aware + kernel + src) if code == "HP204"]
-
-    assert lanes(launch) == [6, 7]
-    spelled = launch.replace("LAUNCH(64)", "attn_softmax<32, 1><<<1, 1024>>>(v)")
-    assert lanes(spelled.replace("attn_softmax<n, 1><<<1, 1024>>>(v)", "0")) == []
-
-
 @pytest.mark.parametrize("wave", ["#define WAVE_SIZE 64", "#define HW_WARP_SIZE ROCM_WAVEFRONT_SIZE"])
 def test_a_crlf_file_names_its_wave_and_logical_warp_as_an_lf_one_does(wave: str) -> None:
     """``logical``'s ``#define`` patterns end at the line's end or a comment; a CRLF file's
