@@ -11,8 +11,9 @@ Three things on top of the scan pipeline, each small and separately testable:
 * **cache** — a file's findings stored under a hash of everything that decides them: its
   bytes and path, the options (``Options.cache_key()``) and a fingerprint of the installed
   hipport (version plus the size and mtime of every code and data file, and of the
-  tree-sitter grammar). Anything that could change a finding changes the key, so an entry
-  is never stale; the directory is safe to delete. Entries are JSON authenticated with
+  tree-sitter grammar). The project headers the analysis read (``FileResult.headers``:
+  path, mtime, size and sha256) are kept in the entry, and a header changed or gone is a
+  miss, so an entry is never stale; the directory is safe to delete. Entries are JSON authenticated with
   an HMAC under a per-user key kept outside the cache folder (``hipport.cachefile``), so
   a planted or copied entry is a miss; they are written atomically, validated on reading
   (anything doubtful is a miss, never a pass), and pruned: unused for 30 days, or beyond
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 
 BASELINE_FORMAT = 1
 #: Bumped when the layout of a cache entry changes; part of every key.
-CACHE_FORMAT = "check-6"  # 5: for_includers; 6: parsed, held (the included-header pass)
+CACHE_FORMAT = "check-7"  # 5: for_includers; 6: parsed, held (the included-header pass); 7: headers
 
 
 class BaselineError(ValueError):
@@ -236,6 +237,8 @@ class Cache:
         self.root = root
         self._secret = secret if secret is not None else secret_key(root)
         self._salt = f"{tool_fingerprint()}\0{options.cache_key()}\0".encode()
+        #: header record -> unchanged, as ``_header_unchanged`` found it in this run
+        self._headers: dict[tuple[str, int, int, str], bool] = {}
 
     def key(self, path: str, data: bytes) -> str:
         h = hashlib.sha256(self._salt)
@@ -270,6 +273,9 @@ class Cache:
             parsed, held = entry["parsed"], entry["held"]
             if type(parsed) is not bool or type(held) is not bool:
                 return None
+            headers = tuple(self._header(h) for h in entry["headers"])
+            if not all(self._header_unchanged(h) for h in headers):
+                return None
         except (ValueError, TypeError, KeyError):
             return None
         try:
@@ -278,7 +284,31 @@ class Cache:
             pass
         return FileResult(path=path, rel=rel, status=entry["status"], findings=findings,
                           rewrites=entry["rewrites"], note=entry["note"], includes=includes,
-                          for_includers=for_includers, parsed=parsed, held=held)
+                          for_includers=for_includers, parsed=parsed, held=held, headers=headers)
+
+    @staticmethod
+    def _header(h: Any) -> tuple[str, int, int, str]:
+        """An entry's record of a header read, checked; ValueError for anything else."""
+        if not isinstance(h, list) or len(h) != 4 or not isinstance(h[0], str) \
+                or type(h[1]) is not int or type(h[2]) is not int or not isinstance(h[3], str):
+            raise ValueError("not a header record")
+        return h[0], h[1], h[2], h[3]
+
+    def _header_unchanged(self, h: tuple[str, int, int, str]) -> bool:
+        """Whether a header an entry's analysis read still has the bytes it read: the same
+        (mtime, size) answers without reading it; another mtime, the same size, is read and
+        hashed (a checkout rewrites unchanged files). Once per header and run."""
+        found = self._headers.get(h)
+        if found is None:
+            path, mtime_ns, size, digest = h
+            try:
+                st = os.stat(path)
+                found = stat.S_ISREG(st.st_mode) and st.st_size == size and (
+                    st.st_mtime_ns == mtime_ns or _file_digest(path) == digest)
+            except OSError:
+                found = False
+            self._headers[h] = found
+        return found
 
     def put(self, key: str, result: "FileResult") -> None:
         """Store a result; a cache that cannot be written only costs speed, never the run.
@@ -291,9 +321,16 @@ class Cache:
                  "note": result.note, "findings": [_finding_to_json(f) for f in result.findings],
                  "includes": [list(i) for i in result.includes],
                  "for_includers": [list(p) for p in result.for_includers],
-                 "parsed": result.parsed, "held": result.held}
+                 "parsed": result.parsed, "held": result.held,
+                 "headers": [list(h) for h in result.headers]}
         if write_entry(self._file(key), CACHE_FORMAT, entry, self._secret):
             prune_now_and_then(self.root)
+
+
+def _file_digest(path: str) -> str:
+    """sha256 of a file's bytes, as ``branches.end_header_reads`` records a header's."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 #: An entry larger than this is not read (a file's findings take a few KB).

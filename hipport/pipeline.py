@@ -61,6 +61,9 @@ class FileResult:
     for_includers: tuple[tuple[int, int], ...] = ()
     #: part of a bundled copy of a library (``Options.bundled_copies``): left as it is
     bundled: bool = False
+    #: the project headers its analysis read: (absolute path, mtime_ns, size, sha256), so
+    #: that check's cache can tell when a header, not the file, changed its findings
+    headers: tuple[tuple[str, int, int, str], ...] = ()
 
 
 def process(sf: SourceFile, options: Options) -> FileResult:
@@ -108,7 +111,9 @@ def _transformed(result: FileResult, data: bytes, options: Options, *, build: bo
     exceeded parse budget is the file's error, never an exception (``process`` and
     ``_as_included_header`` both come here)."""
     from hipport.parse import ParseBudgetExceeded  # (tree-sitter loads only for a source)
+    from hipport.preprocessor.branches import begin_header_reads, end_header_reads
 
+    begin_header_reads()
     try:
         if build:
             new, result.findings, result.rewrites = build_transform(data, result.path, options)
@@ -121,6 +126,8 @@ def _transformed(result: FileResult, data: bytes, options: Options, *, build: bo
     except ParseBudgetExceeded as e:
         result.status, result.error = "error", str(e)
         return result
+    finally:
+        result.headers = end_header_reads()
     result.parsed = not build
     if new != data:
         result.status, result.output = "converted", new

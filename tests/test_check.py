@@ -274,6 +274,54 @@ def test_cache_misses_on_content_options_and_tool_change(
     assert len(count_process) == 5  # other rules or mappings installed
 
 
+HEADER_KERNEL = """\
+#include "common.cuh"
+__global__ void k(float *v) {
+  const int warp = threadIdx.x / 32;
+  float x = v[threadIdx.x];
+  x += __shfl_down_sync(~0ull, x, 1, WARP_SIZE);
+  v[warp] = x;
+}
+"""
+
+
+def _codes(result) -> set[str]:
+    return {m["code"] for m in map(LINE_RE.match, result.stdout.splitlines()) if m}
+
+
+def _rewrite_header(path: Path, text: str) -> None:
+    """New bytes and a later mtime, and the process's header cache emptied: a real check
+    is a process of its own, this test runs several in one."""
+    from hipport.preprocessor import branches
+
+    mtime = path.stat().st_mtime_ns
+    write(path, text)
+    os.utime(path, ns=(mtime + 10**9, mtime + 10**9))
+    branches._project_header.cache_clear()
+
+
+def test_cache_misses_when_an_included_header_changed_or_vanished(
+        tmp_path: Path, count_process: list[str]) -> None:
+    header = write(tmp_path / "common.cuh", "#pragma once\n#define WAVE_SIZE 64\n#define WARP_SIZE 32\n")
+    write(tmp_path / "k.cu", HEADER_KERNEL)
+    assert _codes(run("k.cu")) == set()  # the header names a wave of 64: the warp of 32 is logical
+    assert _codes(run("k.cu")) == set() and count_process == ["k.cu"]
+    os.utime(header, ns=(header.stat().st_mtime_ns + 10**9,) * 2)  # touched, same bytes: a hit
+    assert _codes(run("k.cu")) == set() and count_process == ["k.cu"]
+    _rewrite_header(header, "#pragma once\n#define WAVE_SIZE 32\n#define WARP_SIZE 32\n")  # same size
+    assert _codes(run("k.cu")) == {"HP204"} == _codes(run("--no-cache", "k.cu"))  # as a fresh cache says
+    assert count_process == ["k.cu"] * 3
+    _rewrite_header(header, "#pragma once\n#define WAVE_SIZE 64\n#define WARP_SIZE 32\n")
+    assert _codes(run("k.cu")) == set()
+    assert count_process == ["k.cu"] * 4  # the entry (one per file's bytes) recorded the 32
+    header.unlink()
+    from hipport.preprocessor import branches
+
+    branches._project_header.cache_clear()
+    assert _codes(run("k.cu")) == {"HP204"}  # no header, no wave of 64
+    assert count_process == ["k.cu"] * 5  # vanished: analysed again, not answered as before
+
+
 def test_tree_digest_changes_with_any_data_file(tmp_path: Path) -> None:
     data = write(tmp_path / "pkg" / "mappings" / "api.json", "{}")
     before = tree_digest([str(tmp_path / "pkg")])

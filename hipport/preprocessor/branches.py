@@ -26,6 +26,7 @@ the findings, as before this model existed. Nothing here writes or executes anyt
 from __future__ import annotations
 
 import bisect
+import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -215,6 +216,9 @@ def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Br
                     continue
                 old = found.sure_headers.get(header, (items, data, frozenset()))[2]
                 found.sure_headers[header] = (items, data, old | _gap_set(st.body))
+    own_path = _SEEN + os.path.normpath(path)
+    for key in {k for r in results for k in r.macros.pseudo if k.startswith(_SEEN) and k != own_path}:
+        project_header(key[len(_SEEN):])  # noted as read: a replayed memo entry entered it unread
     own_sure = tuple(any(r.gaps[i] == 1 for r in results) for i in range(len(own) + 1))
     found.own = (src, tuple(own), own_sure)
     for r in results:  # the file's own #defines where a pass surely compiles them
@@ -454,11 +458,51 @@ def _declares(path: str, data: bytes, items: tuple, name: str) -> frozenset[int]
 _DECLARES: dict[tuple[str, int, str], frozenset[int]] = {}
 
 
-@lru_cache(maxsize=4096)
 def project_header(path: str) -> tuple[tuple, tuple[int, int]] | None:
     """The directives and bytes of a project header and its (mtime, size), or None when it
-    is not a readable regular file (a FIFO or a device would block or never end). Looked up
-    once per process: every file of a tree includes the same few headers, in every pass."""
+    is not a readable regular file (a FIFO or a device would block or never end). Noted
+    in the reads begun by ``begin_header_reads``: a file's findings depend on them."""
+    found = _project_header(path)
+    if found is not None and _READS is not None:
+        _READS[path] = found[1]
+    return found
+
+
+#: The project headers read since ``begin_header_reads`` (path -> (mtime, size)), or None.
+_READS: dict[str, tuple[int, int]] | None = None
+
+
+def begin_header_reads() -> None:
+    """Start noting the project headers read, for one file's analysis."""
+    global _READS
+    _READS = {}
+
+
+def end_header_reads() -> tuple[tuple[str, int, int, str], ...]:
+    """The headers read since ``begin_header_reads`` as (absolute path, mtime_ns, size,
+    sha256 of the bytes read), sorted, and stop noting. Check's cache keeps them with a
+    file's findings and misses when one changed: its key covers the file's own bytes only."""
+    global _READS
+    reads, _READS = _READS or {}, None
+    out = []
+    for path, stamp in reads.items():
+        found = _project_header(path)
+        if found is not None and found[1] == stamp:
+            out.append((os.path.abspath(path), *stamp, _digest(path, *stamp)))
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=4096)
+def _digest(path: str, mtime_ns: int, size: int) -> str:
+    """sha256 of the header's bytes as ``_header_cached`` read them, once per version."""
+    found = _project_header(path)
+    return hashlib.sha256(found[0][1] if found else b"").hexdigest()
+
+
+@lru_cache(maxsize=4096)
+def _project_header(path: str) -> tuple[tuple, tuple[int, int]] | None:
+    """``project_header``, looked up once per process: every file of a tree includes the
+    same few headers, in every pass."""
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HEADER_BYTES:
