@@ -236,9 +236,14 @@ class Cache:
 
         self.root = root
         self._secret = secret if secret is not None else secret_key(root)
-        self._salt = f"{tool_fingerprint()}\0{options.cache_key()}\0".encode()
+        self.salt(options)
         #: header record -> unchanged, as ``_header_unchanged`` found it in this run
         self._headers: dict[tuple[str, int, int, str], bool] = {}
+
+    def salt(self, options: Options) -> None:
+        """Key entries by ``options``: ``check_paths`` calls it again once the tree pass has
+        filled ``bundled_copies``/``tree_macros``, on which a file's findings depend."""
+        self._salt = f"{tool_fingerprint()}\0{options.cache_key()}\0".encode()
 
     def key(self, path: str, data: bytes) -> str:
         h = hashlib.sha256(self._salt)
@@ -457,15 +462,23 @@ def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None) ->
     directory input is) is searched for the files that include it, through other files too
     (``_repository_includers``); outside a repository only the given files count. Only the
     held headers' findings change: the includers found there are read, never reported.
+
+    The sources go through scan's tree pass first (``pipeline.tree_definitions``), so a
+    tree's bundled CUB copy is left whole and its includes routed as ``scan`` does; a given
+    file inside a copy brings the rest of that copy's directory (``enclosing_copies``).
     """
     from functools import partial
 
     from hipport.files import discover, is_excluded
-    from hipport.pipeline import with_included_headers
+    from hipport.pipeline import enclosing_copies, tree_definitions, with_included_headers
 
     options = options.with_(apply_fixes=False)
     inputs = [p for p in paths if not (p.is_file() and is_excluded(p, options.exclude))]
-    results = _scan(discover(inputs, options), options, cache)
+    items = list(discover(inputs, options))
+    options = tree_definitions([*items, *enclosing_copies(items, options)], options)
+    if cache is not None:
+        cache.salt(options)
+    results = _scan(items, options, cache)
     given = frozenset(os.path.normpath(os.path.abspath(r.path)) for r in results)
     return list(with_included_headers(results, options, partial(
         _repository_includers, given=given, options=options, cache=cache)))

@@ -350,9 +350,35 @@ def tree_definitions(items: Iterable[SourceFile | FileError], options: Options) 
                          bundled_copies=tuple(sorted(copies)))
 
 
+def enclosing_copies(items: list[SourceFile | FileError], options: Options) -> list[SourceFile]:
+    """The files of the directory a given file lies in that could be a bundled library copy
+    (a ``cub`` below the file's repository root, the innermost), rooted at that repository, for
+    ``tree_definitions`` to judge (``check``: pre-commit names the staged cub/block.cuh without the
+    util_arch.cuh that makes ``cub/`` a copy). Only that directory is read, not the
+    repository; outside a repository only the given files count, as for held headers."""
+    from hipport.gitignore import repository_root
+    from hipport.names import bundled_names
+
+    libraries = bundled_names()
+    dirs: dict[Path, Path] = {}  # the directory -> its path from the repository root
+    for item in items:
+        if not isinstance(item, SourceFile) or item.rel.parent != Path("."):
+            continue  # a file under a directory input: the pass sees that directory already
+        top = repository_root(os.path.dirname(os.path.abspath(item.path)))
+        if top is None:
+            continue
+        parts = Path(os.path.abspath(item.path)).relative_to(top).parts
+        if inside := [i for i, part in enumerate(parts[:-1]) if part in libraries]:
+            dirs[Path(top, *parts[:inside[-1] + 1])] = Path(*parts[:inside[-1] + 1])
+    return [SourceFile(f.path, at / f.rel, f.root, f.is_source)
+            for d, at in sorted(dirs.items()) for f in discover([d], options) if isinstance(f, SourceFile)]
+
+
 def _bundled_copy(path: str, options: Options) -> str | None:
-    """The bundled library copy (``Options.bundled_copies``) that file ``path`` lies in."""
-    return next((c for c in options.bundled_copies if path.startswith(os.path.join(c, ""))), None)
+    """The bundled library copy (``Options.bundled_copies``) that file ``path`` lies in, each
+    spelled as it may be (check finds a staged file's copy from its repository's root)."""
+    path = os.path.abspath(path)
+    return next((c for c in options.bundled_copies if path.startswith(os.path.join(os.path.abspath(c), ""))), None)
 
 
 def scan_paths(paths: Iterable[Path], options: Options) -> Iterator[FileResult]:

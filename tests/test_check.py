@@ -432,3 +432,44 @@ def test_check_outside_a_repository_judges_a_header_by_the_given_files(tmp_path:
     for _ in range(2):
         run = check_mod.run_check([src / "k.cu", src / "mid.h", src / "inner.h"], Options())
         assert [(Path(f.path).name, f.line, f.code) for f in run.report.findings] == [("inner.h", 2, "HP339")]
+
+
+def _cub_copy_project(root: Path) -> Path:
+    """A tree carrying its own CUB (cub/util_arch.cuh #defines CUB_PTX_ARCH), whose
+    block.cuh has a 32-lane mask scan and convert leave as it is (the copy is left whole)."""
+    write(root / "cub" / "util_arch.cuh", "#pragma once\n#ifndef CUB_PTX_ARCH\n#define CUB_PTX_ARCH 0\n#endif\n")
+    write(root / "cub" / "block.cuh", '#pragma once\n#include "util_arch.cuh"\nnamespace cub {\n'
+          "__device__ int lanes(int v) { return __shfl_down_sync(0xffffffff, v, 1) + CUB_PTX_ARCH; }\n}\n")
+    write(root / "k.cu", '#include "cub/block.cuh"\n__global__ void k(int *p) { p[0] = cub::lanes(p[1]); }\n')
+    return root
+
+
+def _found(results) -> list[tuple[str, int, str, str]]:
+    return sorted((os.path.relpath(f.path), f.line, f.code, f.message) for r in results for f in r.findings)
+
+
+def test_check_of_a_tree_leaves_its_bundled_cub_copy_as_scan_does(tmp_path: Path) -> None:
+    """check goes through scan's tree pass: the copy's HP201 is not reported, k.cu's include is
+    routed to hipCUB with the copy's HP409, the same findings as scan of the same path, from
+    the cache too (an entry of a run that did not know the copy serves no run that does)."""
+    proj = _cub_copy_project(tmp_path / "proj")
+    scanned = _found(pipeline.scan_paths([proj], Options()))
+    assert {(p, c) for p, _, c, _ in scanned} == {(os.path.join("proj", "k.cu"), "HP409")}
+    check_mod.run_check([proj / "cub" / "block.cuh"], Options())  # caches block.cuh's HP201, copy unknown
+    for _ in range(2):
+        run = check_mod.run_check([proj], Options())
+        assert _found([run.report]) == scanned and run.status == 0
+
+
+def test_check_of_a_staged_file_of_a_bundled_copy_judges_the_copy_in_its_repository(tmp_path: Path) -> None:
+    """pre-commit names the staged cub/block.cuh alone: in a repository, the rest of its cub/
+    directory tells whether it is a copy (util_arch.cuh defines CUB_PTX_ARCH), so it is left
+    whole as scan of the repository leaves it; outside one, the given file is all check sees."""
+    proj = _cub_copy_project(tmp_path / "proj")
+    alone = check_mod.run_check([proj / "cub" / "block.cuh"], Options())
+    assert "HP201" in {f.code for f in alone.report.findings} and alone.status == 1
+    (proj / ".git").mkdir()
+    for given in (proj / "cub" / "block.cuh", Path("proj/cub/block.cuh")):
+        run = check_mod.run_check([given], Options())
+        assert run.report.findings == [] and run.status == 0
+        assert [f.status for f in run.report.files] == ["unchanged"]
