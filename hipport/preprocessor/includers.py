@@ -82,6 +82,13 @@ def _targets(includer: str, name: str, include_dirs: Iterable[os.PathLike | str]
     return [os.path.normpath(os.path.join(folder, name)) for folder in folders]
 
 
+def _found(includer: str, name: str, dirs: tuple[os.PathLike | str, ...],
+           known: set[str] | frozenset[str] = frozenset()) -> str | None:
+    """The file ``#include "name"`` in ``includer`` takes: the first of ``_targets`` that is a
+    file, ``known`` ones (files of the run) taken without a stat; None when there is none."""
+    return next((t for t in _targets(includer, name, dirs) if t in known or os.path.isfile(t)), None)
+
+
 def cuda_only_headers(headers: Iterable[str], includes: Iterable[tuple[str, Includes]],
                       include_dirs: Iterable[os.PathLike | str] = ()) -> dict[str, str]:
     """Of ``headers`` (paths of the run), those only a CUDA build includes: path -> why
@@ -107,7 +114,7 @@ def cuda_only_headers(headers: Iterable[str], includes: Iterable[tuple[str, Incl
         for name, compiled in items:
             if os.path.basename(name) not in names:
                 continue
-            target = next((t for t in _targets(includer, name, dirs) if os.path.isfile(t)), None)
+            target = _found(includer, name, dirs)
             if target not in nodes:
                 continue  # another file of that name, or none: the compiler's search
             edges.setdefault(includer, []).append(
@@ -162,7 +169,7 @@ def reached(roots: Iterable[str], includes: Iterable[tuple[str, Includes]], file
         for name, compiled in items:
             if os.path.basename(name) not in names:
                 continue  # none of the files on the way: no stat
-            target = next((t for t in _targets(here, name, dirs) if t in nodes or os.path.isfile(t)), None)
+            target = _found(here, name, dirs, nodes)
             if target in nodes:
                 edges.setdefault(here, []).append((target, compiled, ""))
     start = [os.path.normpath(os.path.abspath(r)) for r in roots]
@@ -172,14 +179,13 @@ def reached(roots: Iterable[str], includes: Iterable[tuple[str, Includes]], file
 def compiled_includers(header: str, includes: Iterable[tuple[str, Includes]],
                        include_dirs: Iterable[os.PathLike | str] = ()) -> list[str]:
     """The files of the run that include ``header`` where a HIP build compiles the include
-    (the first file the name finds, as ``_targets`` looks)."""
+    (the first file the name finds, ``_found``)."""
     target = os.path.normpath(os.path.abspath(header))
     base, dirs = os.path.basename(target), tuple(include_dirs)
     found = []
     for includer, items in includes:
         for name, compiled in items:
-            if compiled and os.path.basename(name) == base and next(
-                    (t for t in _targets(includer, name, dirs) if os.path.isfile(t)), None) == target:
+            if compiled and os.path.basename(name) == base and _found(includer, name, dirs) == target:
                 found.append(includer)
                 break
     return found
