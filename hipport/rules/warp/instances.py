@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from hipport.parse import Node, ancestors, walk
+from hipport.parse import Node, ancestors, function_declarator, walk
 from hipport.rules.warp.syntax import small_constant
 
 if TYPE_CHECKING:
@@ -27,9 +27,7 @@ def template_values(ctx: Context, func: Node, name: str) -> list[int] | None:
     f<n><<<…>>>`` then ``LAUNCH(64)``), which the tree of the file does not show."""
     template = next((a for a in ancestors(func) if a.type == "template_declaration"), None)
     params = template.child_by_field_name("parameters") if template is not None else None
-    declarator = func.child_by_field_name("declarator")
-    while declarator is not None and declarator.type != "function_declarator":
-        declarator = declarator.child_by_field_name("declarator")
+    declarator = function_declarator(func)
     target = declarator.child_by_field_name("declarator") if declarator is not None else None
     if params is None or target is None or target.type != "identifier":
         return None

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from hipport.parse import Node, ancestors, enclosing_function, function_qualifiers, walk
+from hipport.parse import Node, ancestors, enclosing_function, function_declarator, function_qualifiers, walk
 from hipport.rules.warp.syntax import strip
 from hipport.rules.warp.vocab import is_warp_size_name
 
@@ -77,9 +77,7 @@ def _a_parameter(ctx: Context, func: Node, name: str) -> bool:
     when ``func`` is a ``__global__`` kernel: the host passes its arguments. A ``__device__``
     helper's argument may be its caller's ``warpSize / 2``."""
     lists = []
-    declarator = func.child_by_field_name("declarator")
-    while declarator is not None and declarator.type != "function_declarator":
-        declarator = declarator.child_by_field_name("declarator")
+    declarator = function_declarator(func)
     if declarator is not None and (params := declarator.child_by_field_name("parameters")) is not None \
             and "__global__" in function_qualifiers(ctx.src, func):
         lists.append(params)
