@@ -311,8 +311,7 @@ def for_wave64_includers(ctx: Context, func: Node | None) -> bool:
     32-thread group per (token, head) doing vector copies, is included by cache_kernels.cu
     after core/cuda_compat.h). Only a function with no shuffle at all: a width of 32 is
     ``logical_width``'s to judge, with the wave known."""
-    if func is None or not ctx.path.endswith(HEADER_SUFFIXES) or knows_wave64(ctx) \
-            or ctx.may_contain(b"shfl", within=func):
+    if func is None or not header_for_includers(ctx) or ctx.may_contain(b"shfl", within=func):
         return False
     return _logical_groups(ctx, func, wave64=True)
 
