@@ -26,7 +26,7 @@ from hipport.parse import call_arguments, call_name, function_qualifiers, walk
 from hipport.preprocessor.includers import HEADER_SUFFIXES
 from hipport.rules.warp.instances import template_values
 from hipport.rules.warp.offsets import platform_fixed
-from hipport.rules.warp.syntax import small_constant, step_of, strip
+from hipport.rules.warp.syntax import small_constant, step_of, strip, writes_of
 from hipport.rules.warp.vocab import SHUFFLES, WAVE_WIDE, XOR_SHUFFLES, is_warp_size_name
 
 if TYPE_CHECKING:
@@ -275,9 +275,7 @@ def _below_32(ctx: Context, offset: Node, call: Node) -> bool:
     first = small_constant(src, start) if start is not None else None
     # halving from 0..31 never leaves it, whatever the condition; nothing else may assign it
     body = loop.child_by_field_name("body")
-    assigned = body is not None and re.search(
-        rb"\b" + re.escape(var.encode()) + rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*" + re.escape(var.encode()) + rb"\b"
-        rb"|\b" + re.escape(var.encode()) + rb"\s*(?:\+\+|--)", src[body.start_byte:body.end_byte])
+    assigned = body is not None and writes_of(var).search(src[body.start_byte:body.end_byte])
     return first is not None and 0 <= first < 32 and step_of(src, update, var) == "down" and not assigned
 
 

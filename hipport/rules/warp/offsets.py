@@ -25,11 +25,10 @@ function or its parameter lists.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from hipport.parse import Node, ancestors, enclosing_function, function_declarator, function_qualifiers, walk
-from hipport.rules.warp.syntax import strip
+from hipport.rules.warp.syntax import strip, writes_of
 from hipport.rules.warp.vocab import is_warp_size_name
 
 if TYPE_CHECKING:
@@ -112,8 +111,5 @@ def _single_definition(ctx: Context, func: Node, name: str) -> Node | None:
     value = found.child_by_field_name("value") if found is not None else None
     if value is None:
         return None
-    word = re.escape(name.encode())
-    writes = re.compile(rb"\b%s\s*(?:[-+*/%%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*%s\b|\b%s\s*(?:\+\+|--)"
-                        % (word, word, word))
-    at = [m.start() for m in writes.finditer(ctx.src, body.start_byte, body.end_byte)]
+    at = [m.start() for m in writes_of(name).finditer(ctx.src, body.start_byte, body.end_byte)]
     return value if at == [found.child_by_field_name("declarator").start_byte] else None

@@ -61,6 +61,14 @@ def small_constant(src: bytes, node: Node) -> int | None:
             "%": lambda: a % b, "<<": lambda: a << b, ">>": lambda: a >> b}.get(op, lambda: None)()
 
 
+def writes_of(name: str) -> re.Pattern[bytes]:
+    """Where variable ``name`` is written: ``name = …``, a compound assignment
+    (``name >>= 1``), or ``++``/``--`` on either side (``name == …`` is no write)."""
+    word = re.escape(name.encode())
+    return re.compile(rb"\b%s\s*(?:[-+*/%%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*%s\b|\b%s\s*(?:\+\+|--)"
+                      % (word, word, word))
+
+
 def step_of(src: bytes, update: Node, var: str) -> str | None:
     """``"down"`` for halving updates of loop variable ``var``, ``"up"`` for doubling ones."""
     s = "".join(text(src, update).split())
