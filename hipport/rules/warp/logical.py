@@ -125,13 +125,18 @@ def defined_as_32(ctx: Context, name: str) -> bool:
     return any(_BODY_32.fullmatch(body) for body in bodies)
 
 
+def _spells_32(ctx: Context, spelled: str) -> bool:
+    """A width or tile size of 32: the literal (``32``, ``32u``) or a name ``defined_as_32``."""
+    return spelled.rstrip("uU") == "32" or defined_as_32(ctx, spelled)
+
+
 def logical_width(ctx: Context, width: Node | None) -> bool:
     """A shuffle's explicit ``width`` of 32 (literal, or a macro defined as 32) in a project
     that knows waves can be 64: the 32-lane group is meant."""
     if width is None:
         return False
     spelled = ctx.text(width).strip("() ")
-    if spelled.rstrip("uU") != "32" and not defined_as_32(ctx, spelled):
+    if not _spells_32(ctx, spelled):
         return False
     return knows_wave64(ctx)
 
@@ -167,7 +172,7 @@ def _logical_groups(ctx: Context, func: Node, shuffles: bool = True, wave64: boo
         return False
     for m in _TILE.finditer(ctx.src, func.start_byte, func.end_byte):
         size = m.group(1).decode("utf-8", "replace").strip("() ")
-        if size.rstrip("uU") != "32" and not defined_as_32(ctx, size) \
+        if not _spells_32(ctx, size) \
                 and not all(0 < v <= 32 for v in template_values(ctx, func, size) or (0,)):
             return False  # a tile of the wave (DeepSpeed's tiled_partition<hw_warp_size>) or unknown
     if not shuffles:
@@ -201,7 +206,7 @@ def logical_tile(ctx: Context, call: Node, func: Node | None) -> bool:
                       + rb"\b|\b" + name + rb"[ \t]*=[ \t]*(?:\w+[ \t]*::[ \t]*)*tiled_partition[ \t]*<[ \t]*([^<>;]+?)[ \t]*>")
     sizes = [m.group(1) or m.group(2) for m in tile.finditer(ctx.src, func.start_byte, func.end_byte)]
     return bool(sizes) and all(
-        (size := s.decode("utf-8", "replace").strip("() ")).rstrip("uU") == "32" or defined_as_32(ctx, size)
+        _spells_32(ctx, s.decode("utf-8", "replace").strip("() "))
         for s in sizes)
 
 
