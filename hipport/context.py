@@ -19,7 +19,7 @@ from hipport import gpus
 from hipport.edits import Edit, line_starts
 from hipport.findings import Finding, Severity
 from hipport.options import Options
-from hipport.parse import Node, Tree, function_qualifiers
+from hipport.parse import Node, Tree
 from hipport.preprocessor import Branches, model
 from hipport.preprocessor.includers import HEADER_SUFFIXES
 from hipport.registry import prefilters_on
@@ -196,11 +196,9 @@ class Context:
         """Inside a ``__device__`` or ``__global__`` function that is not also ``__host__``."""
         if isinstance(where, tuple):
             return False
-        from hipport.facts import enclosing_function  # facts registers visitors: loaded with the rules
+        from hipport.facts import is_device_only_code  # facts registers visitors: loaded with the rules
 
-        func = enclosing_function(self, where)
-        quals = function_qualifiers(self.src, func) if func is not None else set()
-        return bool(quals & {"__device__", "__global__"}) and "__host__" not in quals
+        return is_device_only_code(self, where)
 
     def _in_uninstantiated_template(self, where: Node | tuple[int, int]) -> bool:
         """Inside a function template of a source file (a header's may be used elsewhere)

@@ -238,6 +238,16 @@ def is_device_code(ctx: "Context", node: Node) -> bool:
     return func is not None and bool(function_qualifiers(ctx.src, func) & {"__global__", "__device__"})
 
 
+def is_device_only_code(ctx: "Context", node: Node) -> bool:
+    """Inside a ``__global__`` or ``__device__`` function that is not also ``__host__``: code
+    that never runs on the host, so a host-only declaration's absence cannot break it."""
+    func = enclosing_function(ctx, node)
+    if func is None:
+        return False
+    quals = function_qualifiers(ctx.src, func)
+    return "__host__" not in quals and bool(quals & {"__global__", "__device__"})
+
+
 @dataclass
 class _InnerQualified:
     """Per file: (start, end) of the qualified names that are a part of a longer one."""

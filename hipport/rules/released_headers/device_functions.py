@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hipport import facts
 from hipport.context import Context
 from hipport.edits import Edit
+from hipport.facts import is_device_only_code
 from hipport.findings import Effort, Severity
-from hipport.parse import Node, function_qualifiers
+from hipport.parse import Node
 from hipport.preprocessor.directives import declares
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY, SaysWhatItIs
@@ -70,7 +70,7 @@ def _report_device(ctx: Context, where: Node, name: str, facts: dict) -> None:
     fix = facts.get("fix")
     if fix is None:
         ctx.report(DeviceFunctionMissing, where, f"`{name}` is not in HIP", facts["route"])
-    elif facts.get("device_only") and not _device_only(ctx, where):
+    elif facts.get("device_only") and not is_device_only_code(ctx, where):
         ctx.report(DeviceFunctionMissing, where,
                    f"`{name}` is not in HIP; `{fix}` ({facts['why']}) is device-only and this "
                    "code may run on the host", f"`{fix}` in a device-only function; on the host, the "
@@ -100,7 +100,7 @@ def _float_overload_call(node: Node, ctx: Context) -> None:
     [pointee] = types
     name, entry = found.name, data().float_overload[found.name]
     hip = entry["float"]
-    host = entry.get("device_only") and not _device_only(ctx, node)
+    host = entry.get("device_only") and not is_device_only_code(ctx, node)
     if pointee == "float" and not host:
         ctx.report(DeviceFunctionMissing, found.node, f"`{name}(float, float*, float*)` is not in HIP "
                    f"(it declares `{name}` for double only): `{hip}` is the same call", hip,
@@ -194,12 +194,3 @@ def _defined_here(ctx: Context, name: str) -> bool:
         cache[name] = bool(declares(ctx.src, (), name)) or re.search(
             rb"#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", ctx.src) is not None
     return cache[name]
-
-
-def _device_only(ctx: Context, node: Node) -> bool:
-    """Inside a ``__global__`` or ``__device__`` function that is not also ``__host__``."""
-    func = facts.enclosing_function(ctx, node)
-    if func is None:
-        return False
-    quals = function_qualifiers(ctx.src, func)
-    return "__host__" not in quals and bool(quals & {"__global__", "__device__"})

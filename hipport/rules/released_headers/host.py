@@ -16,8 +16,8 @@ from pathlib import Path
 from hipport.context import Context
 from hipport.edits import Edit
 from hipport.findings import Effort, Severity
-from hipport.facts import enclosing_function
-from hipport.parse import Node, call_name, function_qualifiers
+from hipport.facts import is_device_only_code
+from hipport.parse import Node, call_name
 from hipport.registry import any_word_of
 from hipport.rewrite.includes import newline_of, top_include_place
 from hipport.rules import REGISTRY, SaysWhatItIs
@@ -115,7 +115,7 @@ def _string_call(node: Node, ctx: Context) -> None:
     if source is None or ctx.rocm[0] not in source.get("majors", _data()["host_header"]["majors"]) \
             or source["header"] in state.reported:
         return
-    if source.get("host_only") and _in_device_only_function(ctx, node):
+    if source.get("host_only") and is_device_only_code(ctx, node):
         return  # HIP declares it for device code: only a host call fails
     header = source["c_header"] if Path(ctx.path).suffix.lower() == ".c" else source["header"]
     if state.includes is None:
@@ -136,13 +136,6 @@ def _string_call(node: Node, ctx: Context) -> None:
                + f" and HIP {ctx.rocm[0]}'s hip_runtime.h does not"
                + ("; a hipRTC source gets neither: define it there" if name == "assert" else ""),
                f"#include <{header}>", fix=fix)
-
-
-def _in_device_only_function(ctx: Context, node: Node) -> bool:
-    """Inside a ``__device__`` or ``__global__`` function that is not also ``__host__``."""
-    func = enclosing_function(ctx, node)
-    quals = function_qualifiers(ctx.src, func) if func is not None else set()
-    return bool(quals & {"__device__", "__global__"}) and "__host__" not in quals
 
 
 def _runtime_implied(ctx: Context, includes: frozenset[str]) -> bool:
