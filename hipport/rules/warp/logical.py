@@ -120,7 +120,8 @@ def defined_as_32(ctx: Context, name: str) -> bool:
         return False
     bodies = ctx.branches.defines(name)
     if bodies is None:  # no conditional anywhere: every #define of the file is compiled
-        define = re.compile(rb"#[ \t]*define[ \t]+" + name.encode() + rb"[ \t]+\(?32[uU]?\)?[ \t]*\r?(?:$|//|/\*)", re.M)
+        define = re.compile(rb"#[ \t]*define[ \t]+" + name.encode() + rb"[ \t]+" + _BODY_32.pattern.encode()
+                            + rb"[ \t]*\r?(?:$|//|/\*)", re.M)
         return bool(define.search(ctx.src))
     return any(_BODY_32.fullmatch(body) for body in bodies)
 
