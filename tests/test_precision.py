@@ -766,9 +766,9 @@ def test_an_xor_offset_the_platform_cannot_change_keeps_to_a_32_lane_group() -> 
     group per token-head (``warpId = threadIdx.x / 32``, ``laneId = threadIdx.x % 32``),
     and ``__shfl_xor_sync(FINAL_MASK, e, pairOffset)`` with ``pairOffset = (rotary_dim / 2)
     / numElemsPerThread``, ``numElemsPerThread = head_dim / 32``: a parameter and a template
-    parameter, the same in both builds. On CUDA an xor by 32 or more reads the caller's own
-    lane, so an offset meant to pair lanes is under 32 there, and so here: each half of a
-    64-lane wave exchanges within itself. An offset from the wave's size, from the thread
+    parameter. Where the file's launches give them constants that keep the offset under 32,
+    each half of a 64-lane wave exchanges within itself (vLLM's own launch passes the
+    tensor's rotary_dim through a helper: there HP204 stays, see the next test). An offset from the wave's size, from the thread
     index, or assigned again could be 32 or more on HIP alone: HP204 stays."""
     aware = ("static __device__ constexpr int get_warp_size() {\n#ifdef __GFX9__\n  return 64;\n"
              "#else\n  return 32;\n#endif\n}\n")
@@ -784,11 +784,12 @@ def test_an_xor_offset_the_platform_cannot_change_keeps_to_a_32_lane_group() -> 
               "  qkv[warpId * head_dim + laneId] = e + other;\n"
               "}\n")
     at = len(aware.splitlines())
+    launched = kernel + "void host(float *q) { rope<128><<<1, 256>>>(q, 64); rope<64><<<1, 256>>>(q, 32); }\n"
 
     def lanes(src: str) -> list[int]:
         return [n - at for c, n in found(aware + src) if c == "HP204"]
 
-    assert lanes(kernel) == []
+    assert lanes(launched) == []  # offsets 64/2/4 = 8 and 32/2/2 = 8
     assert lanes(kernel.replace("(rotary_dim / 2)", "(warpSize / 2)")) == [3, 4]
     assert lanes(kernel.replace("int const rotary_dim", "int const warp_size").replace(
         "(rotary_dim / 2)", "(warp_size / 2)")) == [3, 4]
@@ -796,8 +797,44 @@ def test_an_xor_offset_the_platform_cannot_change_keeps_to_a_32_lane_group() -> 
     assert lanes(kernel.replace("  float other", "  pairOffset *= 2;\n  float other")) == [3, 4]
     assert lanes(kernel.replace("(rotary_dim / 2)", "(heads / 2)")) == [3, 4]  # declared nowhere here
     # a __device__ helper's parameter: its caller may pass warpSize / 2
-    assert lanes(kernel.replace("__global__ void rope", "__device__ void rope")) == [3, 4]
-    assert [n for c, n in found(kernel) if c == "HP204"] == [3, 4]  # a file that never names the 64
+    assert lanes(launched.replace("__global__ void rope", "__device__ void rope")) == [3, 4]
+    assert [n for c, n in found(launched) if c == "HP204"] == [3, 4]  # a file that never names the 64
+
+
+def test_an_xor_offset_from_a_kernel_argument_needs_every_launch_to_show_it() -> None:
+    """A kernel's argument or template argument is what its host passes: ``prop.warpSize /
+    2`` is 16 on CUDA and 32 on a wave of 64, where ``lane ^ 32`` crosses into the other
+    32-lane half and ``threadIdx.x % 32`` no longer names the lane of the group (found in
+    review of e29773e). The xor keeps to its half only when every launch and instantiation
+    the file spells gives values that keep the offset under 32; an unseen launch (none in
+    the file, one through a function pointer or a macro, a kernel in a header) or a
+    non-constant argument keeps HP204."""
+    aware = ("static __device__ constexpr int get_warp_size() {\n#ifdef __GFX9__\n  return 64;\n"
+             "#else\n  return 32;\n#endif\n}\n")
+    kernel = ("template <int span>\n"
+              "__global__ void pair(float *v, int half) {\n"
+              "  int const laneId = threadIdx.x % 32;\n"
+              "  float e = v[threadIdx.x];\n"
+              "  int const off = half / span;\n"
+              "  e += __shfl_xor_sync(~0u, e, off);\n"
+              "  if (laneId == 0) v[blockIdx.x] = e;\n"
+              "}\n")
+    at = len(aware.splitlines())
+
+    def lanes(host: str, path: str = "t.cu") -> list[int]:
+        return [n - at for c, n in found(aware + kernel + host, path=path) if c == "HP204"]
+
+    assert lanes("") == [3]  # no launch spelled: the host may pass anything
+    assert lanes("void h(float *v) { pair<1><<<1, 64>>>(v, 16); pair<2><<<1, 64>>>(v, 32); }\n") == []
+    warp = "void h(float *v, cudaDeviceProp p) { pair<1><<<1, 64>>>(v, p.warpSize / 2); }\n"
+    assert lanes(warp) == [3]
+    assert lanes("void h(float *v) { pair<1><<<1, 64>>>(v, 64); }\n") == [3]  # an offset of 64
+    assert lanes("void h(float *v) { pair<1><<<1, 64>>>(v, 16); pair<1><<<1, 64>>>(v, 32); }\n") == [3]
+    assert lanes("void h(float *v, int n) { pair<1><<<1, 64>>>(v, 16); pair<n><<<1, 64>>>(v, 16); }\n") == [3]
+    assert lanes("void h(float *v) { pair<1><<<1, 64>>>(v, 16); auto f = pair<1>; }\n") == [3]  # a pointer
+    assert lanes("#define GO(n) pair<1><<<1, 64>>>(v, n)\nvoid h(float *v) { pair<1><<<1, 64>>>(v, 16); }\n") == [3]
+    # a kernel in a header: its includers launch it
+    assert lanes("void h(float *v) { pair<1><<<1, 64>>>(v, 16); }\n", path="t.cuh") == [3]
 
 
 def test_a_ladder_over_a_32_lane_tile_reduces_the_whole_tile() -> None:

@@ -19,35 +19,67 @@ if TYPE_CHECKING:
 
 
 def template_values(ctx: Context, func: Node, name: str) -> list[int] | None:
-    """The constant values template parameter ``name`` of ``func`` takes at each
-    ``f<…>`` the file spells outside ``func`` itself; None when ``name`` is no template
-    parameter of ``func``, the file spells no instantiation, one gives that parameter
-    something other than an integer constant (a name, a default left out, a pack), or a
-    ``#define`` body spells ``f<``: the macro's uses give the values (``#define LAUNCH(n)
-    f<n><<<…>>>`` then ``LAUNCH(64)``), which the tree of the file does not show."""
+    """The constant values template parameter ``name`` of ``func`` takes at each place the
+    file names ``func`` (``uses``); None when ``name`` is no template parameter of ``func``,
+    the file names it nowhere, one place gives that parameter something other than an
+    integer constant (a name, a default left out, a pack, a call that deduces it), or a
+    ``#define`` body spells ``func``'s name: the macro's uses give the values (``#define
+    LAUNCH(n) f<n><<<…>>>`` then ``LAUNCH(64)``), which the tree of the file does not show."""
     template = next((a for a in ancestors(func) if a.type == "template_declaration"), None)
     params = template.child_by_field_name("parameters") if template is not None else None
+    if params is None or name not in parameter_names(ctx, params):
+        return None
+    values = [given.get(name) for given in uses(ctx, func) or ()]
+    return values if values and None not in values else None  # type: ignore[return-value]
+
+
+def parameter_names(ctx: Context, params: Node) -> list[str | None]:
+    """The name each parameter of a (template) parameter list declares, None for one
+    without a name (``int``, ``typename...``)."""
+    names: list[str | None] = []
+    for p in params.named_children:
+        found = p.child_by_field_name("declarator")
+        while found is not None and found.type not in ("identifier", "type_identifier"):
+            found = found.child_by_field_name("declarator")
+        names.append(ctx.text(found) if found is not None else None)
+    return names
+
+
+def uses(ctx: Context, func: Node) -> list[dict[str, int | None]] | None:
+    """For each place the file names ``func`` outside its own definition and declarations,
+    the parameters that use binds: template parameters from ``f<…>``, and a kernel's
+    parameters from a launch ``f<<<…>>>(…)``, each to its integer constant or None. A use
+    that is no launch (a pointer, a launch helper's argument) binds only its template
+    arguments. None when ``func`` is no plain-named function or a ``#define`` body spells
+    its name (the macro's uses give the arguments, which the tree of the file does not show)."""
     declarator = function_declarator(func)
     target = declarator.child_by_field_name("declarator") if declarator is not None else None
-    if params is None or target is None or target.type != "identifier":
+    params = declarator.child_by_field_name("parameters") if declarator is not None else None
+    if target is None or target.type != "identifier" or params is None:
         return None
-    at = next((i for i, p in enumerate(params.named_children)
-               if (d := p.child_by_field_name("declarator")) is not None and ctx.text(d) == name), None)
-    if at is None:
-        return None
-    fname, values = ctx.text(target), []
-    in_macro = re.compile(rb"\b" + re.escape(fname.encode()) + rb"\s*<")
+    template = next((a for a in ancestors(func) if a.type == "template_declaration"), None)
+    tparams = template.child_by_field_name("parameters") if template is not None else None
+    fname = ctx.text(target)
+    names = parameter_names(ctx, params)
+    tnames = parameter_names(ctx, tparams) if tparams is not None else []
+    spelled = re.compile(rb"\b" + re.escape(fname.encode()) + rb"\b")
+    found: list[dict[str, int | None]] = []
     for n in walk(ctx.tree.root_node):
-        if n.type == "preproc_arg" and in_macro.search(ctx.src, n.start_byte, n.end_byte):
+        if n.type == "preproc_arg" and spelled.search(ctx.src, n.start_byte, n.end_byte):
             return None
-        if n.type != "template_function" or n.start_byte >= func.start_byte and n.end_byte <= func.end_byte:
+        if n.type != "identifier" or func.start_byte <= n.start_byte < func.end_byte or ctx.text(n) != fname:
             continue
-        called, args = n.child_by_field_name("name"), n.child_by_field_name("arguments")
-        if called is None or args is None or ctx.text(called) != fname:
-            continue
-        given = args.named_children
-        value = small_constant(ctx.src, given[at]) if at < len(given) else None
-        if value is None:
-            return None
-        values.append(value)
-    return values or None
+        use, given = n.parent, {}
+        if use is not None and use.type == "function_declarator":
+            continue  # a declaration
+        if use is not None and use.type == "template_function" \
+                and (args := use.child_by_field_name("arguments")) is not None:
+            given.update(zip(tnames, (small_constant(ctx.src, a) for a in args.named_children)))
+            use = use.parent
+        if use is not None and use.type == "call_expression" \
+                and any(c.type == "kernel_call_syntax" for c in use.children) \
+                and (args := use.child_by_field_name("arguments")) is not None:
+            given.update(zip(names, (small_constant(ctx.src, a) for a in args.named_children)))
+        given.pop(None, None)
+        found.append(given)
+    return found

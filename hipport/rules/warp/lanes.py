@@ -33,10 +33,12 @@ class LaneArithmetic32:
     votes on no wave and gives each shuffle a width of 32, in a project that also names a
     wave size of 64: its 32-lane groups are chosen, and a 64-lane wave runs two of them. The
     same holds in a block of such a function whose every shuffle is an xor by an offset
-    under 32 (a constant, a ladder halving from one, or a value no platform changes: the
-    function's parameters and locals computed from them, never from the wave's size, as
-    CUDA pairs no lanes with an xor of 32 or more): each half of the wave exchanges
-    within itself. In a header that names no wave itself, a function without shuffles is
+    under 32 (a constant, a ladder halving from one, or a value computed from a kernel's
+    arguments and template arguments that is under 32 at every launch the file spells
+    with constants): each half of the wave exchanges within itself. An offset from an
+    argument hipport cannot see (a kernel in a header, launched through a helper or a
+    pointer, or given a run-time value such as `prop.warpSize / 2`, which is 32 on a wave
+    of 64) keeps the finding: hipport cannot tell. In a header that names no wave itself, a function without shuffles is
     left to the files that include it: when every one of the run that compiles the include
     names the 64, the finding is dropped.
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from hipport.parse import call_arguments, call_name, function_qualifiers, walk
 from hipport.preprocessor.includers import HEADER_SUFFIXES
 from hipport.rules.warp.instances import template_values
-from hipport.rules.warp.offsets import platform_fixed
+from hipport.rules.warp.offsets import spelled_below_32
 from hipport.rules.warp.syntax import small_constant, step_of, strip, writes_of
 from hipport.rules.warp.vocab import SHUFFLES, WAVE_WIDE, XOR_SHUFFLES, is_warp_size_name
 
@@ -253,16 +253,16 @@ def _group_preserving(ctx: Context, block: Node) -> bool:
 
 
 def _below_32(ctx: Context, offset: Node, call: Node) -> bool:
-    """``offset`` is surely in 0..31: a constant (``16``, ``16 / 2``), a value the platform
-    cannot change (``offsets.platform_fixed``: vLLM's ``(rotary_dim / 2) / numElemsPerThread``),
+    """``offset`` is surely in 0..31: a constant (``16``, ``16 / 2``), a value built from the
+    kernel's arguments that each launch the file spells keeps under 32 (``offsets.spelled_below_32``),
     or the variable of a ``for`` around ``call`` that starts at such a constant, halves each
     step and stops at 0 or above (``for (int m = 16 / 2; m >= 1; m /= 2)``)."""
     src = ctx.src
     value = small_constant(src, offset)
     if value is not None:
         return 0 <= value < 32
-    if platform_fixed(ctx, offset, call):
-        return True  # under 32 on CUDA, where it must pair lanes of a warp (offsets.py)
+    if spelled_below_32(ctx, offset, call):
+        return True  # under 32 at every launch the file spells (offsets.py)
     offset = strip(offset)
     if offset.type != "identifier":
         return False

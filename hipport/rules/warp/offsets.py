@@ -1,26 +1,27 @@
-"""An xor shuffle's offset that has the same value in a CUDA and a HIP build.
+"""An xor shuffle's offset whose every value the file spells is under 32.
 
 On CUDA, ``__shfl_xor_sync(m, v, off)`` reads lane ``lane ^ off`` of the caller's 32-lane
-warp; an ``off`` of 32 or more names a lane past the warp, and the caller gets its own
-value back: no exchange. CUDA code that means the exchange it writes therefore uses
-offsets under 32, and where the offset's value cannot change with the platform, it is
-under 32 in the HIP build too: ``lane ^ off`` keeps bit 5, so each 32-lane half of a
-64-lane wave exchanges within itself, as a 32-lane warp does (``logical._below_32``).
-
-vLLM's fused_qknorm_rope_kernel.cu pairs the two halves of a head's rotary dimension::
+warp; an offset under 32 keeps bit 5 of the lane, so on a wave of 64 each 32-lane half
+exchanges within itself, as a 32-lane warp does (``logical._below_32``). The offset is
+followed through arithmetic, locals declared once and never assigned again, and the
+kernel's parameters and template parameters. A parameter's value is what the host gives
+it, which may differ with the platform (``prop.warpSize / 2`` is 16 on CUDA, 32 on a wave
+of 64): the offset counts as under 32 only when the file, which is no header (whose
+includers launch it), names the kernel only to launch or instantiate it (``k<…><<<…>>>(…)``,
+``k<…>``), and each of those gives the parameters the offset reads integer constants that
+make it 0..31 (``instances.uses``). vLLM's fused_qknorm_rope_kernel.cu::
 
     constexpr int numElemsPerThread = head_dim / 32;        // head_dim: a template parameter
     ...
-    int pairOffset = (rotary_dim / 2) / numElemsPerThread;  // rotary_dim: a parameter
-    elements2[i] = __shfl_xor_sync(FINAL_MASK, elements[i], pairOffset);
+    int pairOffset = (rotary_dim / 2) / numElemsPerThread;  // rotary_dim: a kernel argument
 
-(its host code checks ``rotary_dim <= head_dim``, so the offset is at most 16 — on CUDA it
-had to be under 32 to pair anything). What may change with the platform is refused: a
-``__device__`` helper's parameter (its caller may pass ``warpSize / 2``), a
-name of the wave or warp size (``warpSize``, ``WARP_SIZE``, ``kWarpSize``…), the thread
-and block indices and sizes, calls, members, a variable assigned more than once or
-declared by a loop (a ladder: ``_below_32`` judges those), a name not declared in the
-function or its parameter lists.
+launches through ``launchWithPDL(fusedQKNormRopeKernel<…, 64, …>, …, rotary_dim)`` with
+the tensor's ``rotary_dim``: hipport cannot tell that it keeps the offset under 32 (its host
+code checks ``rotary_dim <= head_dim``), so the finding stays. Refused too: a ``__device__``
+helper's parameter (its caller's value), a name of the wave or warp size (``warpSize``,
+``WARP_SIZE``, ``kWarpSize``…), the thread and block indices and sizes, calls, members, a
+variable assigned more than once or declared by a loop (a ladder: ``_below_32`` judges
+those), a name not declared in the function or its parameter lists.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hipport.parse import Node, ancestors, enclosing_function, function_declarator, function_qualifiers, walk
-from hipport.rules.warp.syntax import strip, writes_of
+from hipport.preprocessor.includers import HEADER_SUFFIXES
+from hipport.rules.warp.instances import parameter_names, uses
+from hipport.rules.warp.syntax import arithmetic, int_value, strip, writes_of
 from hipport.rules.warp.vocab import is_warp_size_name
 
 if TYPE_CHECKING:
@@ -36,45 +39,66 @@ if TYPE_CHECKING:
 
 #: How many local definitions are followed from the offset (``a = b / 2; b = n / c; …``).
 MAX_DEPTH = 4
-#: Operators whose result is the same on both platforms when their operands are.
-_OPERATORS = frozenset({"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"})
 #: The thread hierarchy: its values differ from lane to lane, or with the launch.
 _BUILTIN = frozenset({"warpSize", "threadIdx", "blockIdx", "blockDim", "gridDim"})
 
 
-def platform_fixed(ctx: Context, offset: Node, call: Node) -> bool:
-    """``offset`` (of the shuffle ``call``) has the same value in a CUDA and a HIP build:
-    integer literals, and names of the enclosing function's parameters, its template
-    parameters, or locals declared once from such values and never assigned again, joined
-    by arithmetic. See the module's docstring for why that keeps it under 32."""
+def spelled_below_32(ctx: Context, offset: Node, call: Node) -> bool:
+    """``offset`` (of the shuffle ``call``) is in 0..31 at each launch and instantiation of
+    its function the file spells (see the module's docstring); a function whose parameters
+    the offset does not read needs none."""
     func = enclosing_function(call)
-    return func is not None and _fixed(ctx, offset, func, 0)
+    if func is None:
+        return False
+    value = _value(ctx, offset, func, 0, None)
+    if value is not _NEEDS_ARGUMENTS:
+        return value is not None and 0 <= value < 32
+    bindings = None if ctx.path.endswith(HEADER_SUFFIXES) else uses(ctx, func)  # a header's includers launch it
+    if not bindings:
+        return False  # no launch seen, or one hipport cannot read: the host may pass anything
+    for given in bindings:
+        value = _value(ctx, offset, func, 0, given)
+        if not (isinstance(value, int) and 0 <= value < 32):
+            return False
+    return True
 
 
-def _fixed(ctx: Context, node: Node, func: Node, depth: int) -> bool:
+#: ``_value``'s answer when the offset reads a parameter and no launch's arguments were given.
+_NEEDS_ARGUMENTS = object()
+
+
+def _value(ctx: Context, node: Node, func: Node, depth: int, given: dict[str, int | None] | None) -> object:
+    """The value of ``node`` in ``func`` with its parameters bound to ``given`` (a launch's
+    arguments: ``instances.uses``); None when it cannot be told; ``_NEEDS_ARGUMENTS`` when
+    ``given`` is None and a parameter is read."""
     node = strip(node)
     if node.type == "number_literal":
-        return True
+        v = int_value(ctx.src, node)
+        return v[0] if v is not None else None
     if node.type == "binary_expression":
-        op = ctx.text(node.child_by_field_name("operator"))
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        return op in _OPERATORS and left is not None and right is not None \
-            and _fixed(ctx, left, func, depth) and _fixed(ctx, right, func, depth)
+        a = _value(ctx, left, func, depth, given) if left is not None else None
+        b = _value(ctx, right, func, depth, given) if right is not None else None
+        if a is None or b is None:
+            return None
+        if a is _NEEDS_ARGUMENTS or b is _NEEDS_ARGUMENTS:
+            return _NEEDS_ARGUMENTS
+        return arithmetic(ctx.text(node.child_by_field_name("operator")), a, b)
     if node.type != "identifier":
-        return False  # a call, a member, a cast, sizeof…: not followed
+        return None  # a call, a member, a cast, sizeof…: not followed
     name = ctx.text(node)
     if name in _BUILTIN or is_warp_size_name(name):
-        return False
+        return None
     if _a_parameter(ctx, func, name):
-        return True
+        return _NEEDS_ARGUMENTS if given is None else given.get(name)
     value = _single_definition(ctx, func, name)
-    return value is not None and depth < MAX_DEPTH and _fixed(ctx, value, func, depth + 1)
+    return _value(ctx, value, func, depth + 1, given) if value is not None and depth < MAX_DEPTH else None
 
 
 def _a_parameter(ctx: Context, func: Node, name: str) -> bool:
     """``name`` is declared by ``func``'s template parameter list, or by its parameter list
-    when ``func`` is a ``__global__`` kernel: the host passes its arguments. A ``__device__``
-    helper's argument may be its caller's ``warpSize / 2``."""
+    when ``func`` is a ``__global__`` kernel, whose arguments its launches give. A
+    ``__device__`` helper's argument is its callers' (``warpSize / 2``, say): not followed."""
     lists = []
     declarator = function_declarator(func)
     if declarator is not None and (params := declarator.child_by_field_name("parameters")) is not None \
@@ -84,14 +108,7 @@ def _a_parameter(ctx: Context, func: Node, name: str) -> bool:
         if a.type == "template_declaration" and (params := a.child_by_field_name("parameters")) is not None:
             lists.append(params)
             break
-    for params in lists:
-        for p in params.named_children:
-            found = p.child_by_field_name("declarator")
-            while found is not None and found.type not in ("identifier", "type_identifier"):
-                found = found.child_by_field_name("declarator")
-            if found is not None and ctx.text(found) == name:
-                return True
-    return False
+    return any(name in parameter_names(ctx, params) for params in lists)
 
 
 def _single_definition(ctx: Context, func: Node, name: str) -> Node | None:

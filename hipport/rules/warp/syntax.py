@@ -55,10 +55,17 @@ def small_constant(src: bytes, node: Node) -> int | None:
     if a is None or b is None:
         return None
     op = text(src, node.child_by_field_name("operator"))
+    return arithmetic(op, a, b) if op in ("+", "-", "*", "/", "%", "<<", ">>") else None
+
+
+def arithmetic(op: str, a: int, b: int) -> int | None:
+    """``a op b`` for an integer operator (``+ - * / % << >> & | ^``), C's truncating
+    division; None for another operator, a division by zero or a shift out of 0..63."""
     if op in ("/", "%") and b == 0 or op in ("<<", ">>") and not 0 <= b < 64:
         return None
     return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: int(a / b),
-            "%": lambda: a % b, "<<": lambda: a << b, ">>": lambda: a >> b}.get(op, lambda: None)()
+            "%": lambda: a % b, "<<": lambda: a << b, ">>": lambda: a >> b,
+            "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b}.get(op, lambda: None)()
 
 
 def writes_of(name: str) -> re.Pattern[bytes]:
