@@ -228,6 +228,49 @@ def test_a_branch_opened_by_a_cuda_macro_being_undefined_stays_maybe_both_ways()
     assert never_lines(src, build("MY_HIP")) == [4, 9]  # a ported project means them
 
 
+def test_a_function_like_macro_is_no_value_of_its_name() -> None:
+    """``#define WARP_SIZE(x) 32`` defines no object macro WARP_SIZE: in ``#if WARP_SIZE == 32``
+    the name is not followed by ``(``, so the compiler does not expand it (the model says
+    "maybe", not 32), ``defined(WARP_SIZE)`` holds either way, and ``Branches.defines`` gives
+    no body for it (found in review: it gave "32", as for ``#define WARP_SIZE 32``)."""
+    src = ("#ifdef __HIP_PLATFORM_AMD__\n#define HIP_SIDE\n#endif\n"   # 1-3: a conditional
+           "#define WARP_SIZE(x) 32\n"                                      # 4
+           "#if WARP_SIZE == 32\nthirty-two\n#else\nother\n#endif\n"   # 5-9
+           "#if defined(WARP_SIZE)\nyes\n#else\nno\n#endif\n")         # 10-14
+    assert never_lines(src, build()) == [13]
+    model = branches_of(src.encode(), "t.cu", build())
+    assert model.defines("WARP_SIZE") == []
+    assert model.defines("NONE") == []
+    plain = branches_of(src.replace("WARP_SIZE(x) 32", "WARP_SIZE 32").encode(), "t.cu", build())
+    assert plain.defines("WARP_SIZE") == ["32"]
+    assert never_lines(src.replace("WARP_SIZE(x) 32", "WARP_SIZE 32"), build()) == [8, 13]
+
+
+def test_warp_size_reasoning_reads_no_function_like_macro_as_32() -> None:
+    """A shuffle's width ``WARP_SIZE`` is a logical 32-lane group only where WARP_SIZE is an
+    object macro of 32 (``logical.defined_as_32``); ``#define WARP_SIZE(x) 32`` is another
+    name's worth: the ``threadIdx.x / 32`` beside it keeps HP204."""
+    kernel = ("#if defined(__HIP_PLATFORM_AMD__)\n#define WAVE_SIZE 64\n#endif\n"
+              "#define WARP_SIZE 32\n"
+              "__global__ void k(float *v) {\n"
+              "  const int warp = threadIdx.x / 32;\n"
+              "  float x = v[threadIdx.x];\n"
+              "  x += __shfl_down_sync(~0ull, x, 1, WARP_SIZE);\n"
+              "  v[warp] = x;\n"
+              "}\n")
+
+    def lanes(src: str) -> list[int]:
+        return [f.line for f in analyze(src.encode(), "t.cu", Options()).findings if f.code == "HP204"]
+
+    assert lanes(kernel) == []
+    assert lanes(kernel.replace("WARP_SIZE 32", "WARP_SIZE(x) 32")) == [6]
+    # a file without a conditional: its own #defines are read by pattern, to the same end
+    alone = kernel.replace("#if defined(__HIP_PLATFORM_AMD__)\n#define WAVE_SIZE 64\n#endif\n",
+                           "constexpr int kWaveSize = 64;\n")
+    assert lanes(alone) == []
+    assert lanes(alone.replace("WARP_SIZE 32", "WARP_SIZE(x) 32")) == [4]
+
+
 def test_a_memo_entry_matches_on_equal_states_identical_or_not():
     """``_reads_match`` (the header memo's test) tells a state by identity first, then by
     equality: an equal Macro built anew matches, another body or an absent name does not,

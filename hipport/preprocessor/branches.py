@@ -137,20 +137,20 @@ class Branches:
 
 
     def defines(self, name: str) -> list[str] | None:
-        """The bodies of the ``#define name`` directives some pass surely compiles, in the
-        file and in the project headers it surely compiles (``sure_headers``): vLLM's
-        core/cuda_compat.h defines ``WARP_SIZE`` as 32 only in the ``#else`` of ``#ifdef
-        USE_ROCM``, which its HIP build never compiles. None for a file the model did not
-        analyze (no conditional and no project include): its own defines are all compiled."""
+        """The bodies of the object-like ``#define name`` directives some pass surely
+        compiles, in the file and in the project headers it surely compiles
+        (``sure_headers``): vLLM's core/cuda_compat.h defines ``WARP_SIZE`` as 32 only in
+        the ``#else`` of ``#ifdef USE_ROCM``, which its HIP build never compiles. A
+        function-like ``#define name(x) …`` gives ``name`` no value (the name alone is not
+        expanded). None for a file the model did not analyze (no conditional and no project
+        include): its own defines are all compiled."""
         self._resolve()
         if self.own is None:
             return None
-        src, items, sure = self.own
-        out = [m[2] for i, d in enumerate(items)
-               if d.kind == "define" and sure[i] and (m := d.macro) is not None and m[0] == name]
+        _, items, sure = self.own
+        out = [body for i, d in enumerate(items) if sure[i] and (body := _object_body(d, name)) is not None]
         for items, _, gaps in self.sure_headers.values():
-            out += [m[2] for i in gaps if i < len(items) and items[i].kind == "define"
-                    and (m := items[i].macro) is not None and m[0] == name]
+            out += [body for i in gaps if i < len(items) and (body := _object_body(items[i], name)) is not None]
         return out
 
     def header_texts(self) -> list[bytes]:
@@ -166,6 +166,12 @@ class Branches:
 
 
 NOTHING = Branches()
+
+
+def _object_body(d: dv.Directive, name: str) -> str | None:
+    """The body of ``d`` when it is an object-like ``#define name``."""
+    m = d.macro if d.kind == "define" else None
+    return m[2] if m is not None and m[0] == name and not m[1] else None
 
 
 def analyze(src: bytes, path: str, build: Build) -> Branches:
