@@ -47,6 +47,7 @@ from hipport.options import Options
 if TYPE_CHECKING:
     from hipport.files import FileError, SourceFile
     from hipport.pipeline import FileResult
+    from hipport.preprocessor.includers import Includes
     from hipport.report.model import Report
 
 BASELINE_FORMAT = 1
@@ -447,8 +448,12 @@ def _unlink(path: str) -> int:
 
 # -- the gate ------------------------------------------------------------------------
 
-def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None) -> list["FileResult"]:
-    """Scan ``paths`` (files or directories) in order, answering from ``cache`` where it can.
+def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None
+                ) -> tuple[list["FileResult"], list[tuple[str, "Includes"]]]:
+    """Scan ``paths`` (files or directories) in order, answering from ``cache`` where it can;
+    with the results, the includes of the repository's files that include a given header
+    with findings (``repository.Repositories``), for ``collect`` to judge its findings by
+    every includer, as ``scan`` of the repository does.
 
     ``[tool.hipport] exclude`` applies to files named on the command line too, because
     pre-commit names every staged file. Misses go through the pipeline together, so a
@@ -460,8 +465,8 @@ def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None) ->
     staged ones), and the header's includers are usually not among them. So where no given
     file reaches it, the repository holding it (``gitignore.repository_root``, walked as a
     directory input is) is searched for the files that include it, through other files too
-    (``_repository_includers``); outside a repository only the given files count. Only the
-    held headers' findings change: the includers found there are read, never reported.
+    (``Repositories.held_includers``); outside a repository only the given files count. Only
+    the held headers' findings change: the includers found there are read, never reported.
 
     The sources go through scan's tree pass first (``pipeline.tree_definitions``), so a
     tree's bundled CUB copy is left whole and its includes routed as ``scan`` does; a given
@@ -471,6 +476,8 @@ def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None) ->
 
     from hipport.files import discover, is_excluded
     from hipport.pipeline import enclosing_copies, tree_definitions, with_included_headers
+    from hipport.preprocessor.includers import HEADER_SUFFIXES
+    from hipport.repository import Repositories
 
     options = options.with_(apply_fixes=False)
     inputs = [p for p in paths if not (p.is_file() and is_excluded(p, options.exclude))]
@@ -479,9 +486,11 @@ def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None) ->
     if cache is not None:
         cache.salt(options)
     results = _scan(items, options, cache)
-    given = frozenset(os.path.normpath(os.path.abspath(r.path)) for r in results)
-    return list(with_included_headers(results, options, partial(
-        _repository_includers, given=given, options=options, cache=cache)))
+    repositories = Repositories(results, options)
+    results = list(with_included_headers(results, options, partial(
+        repositories.held_includers, scan=partial(_scan, options=options, cache=cache))))
+    headers = [r.path for r in results if r.path.endswith(HEADER_SUFFIXES) and any(not f.fixed for f in r.findings)]
+    return results, repositories.includers_includes(headers) if headers else []
 
 
 def _scan(items: "Iterable[SourceFile | FileError]", options: Options, cache: Cache | None) -> list["FileResult"]:
@@ -524,43 +533,6 @@ def _scan(items: "Iterable[SourceFile | FileError]", options: Options, cache: Ca
     return [r for r in results if r is not None]  # every slot is filled by now
 
 
-def _repository_includers(held: "list[FileResult]", *, given: frozenset[str], options: Options,
-                          cache: Cache | None) -> list["FileResult"]:
-    """The results of the files of ``held``'s repositories, other than the ``given`` ones,
-    that include a held header (by its file name, in any ``#include "…"``), and of the
-    files that include those that are not parsed themselves (a plain header on the way:
-    a parsed file is a root of its own). Each repository's sources are read once for their
-    include names; only the files on the way are scanned (from ``cache`` where it can)."""
-    from hipport.files import FileError, discover, read_bytes
-    from hipport.gitignore import repository_root
-    from hipport.pipeline import MAX_SOURCE_BYTES
-    from hipport.preprocessor.includers import own_includes
-
-    trees = sorted({t for t in (repository_root(os.path.dirname(os.path.abspath(r.path))) for r in held) if t})
-    names_of: dict[str, tuple[SourceFile, frozenset[str]]] = {}
-    for item in discover([Path(t) for t in trees], options):
-        if isinstance(item, FileError) or not item.is_source:
-            continue
-        path = os.path.normpath(os.path.abspath(item.path))
-        if path in given or path in names_of:
-            continue
-        try:
-            data = read_bytes(item.path)
-        except OSError:
-            continue
-        if len(data) <= MAX_SOURCE_BYTES and (names := frozenset(
-                os.path.basename(name) for name, _ in own_includes(data, None))):
-            names_of[path] = (item, names)
-    found: list[FileResult] = []
-    wanted = {os.path.basename(r.path) for r in held}
-    while wanted:
-        step = [path for path, (_, names) in names_of.items() if not names.isdisjoint(wanted)]
-        results = _scan([names_of.pop(path)[0] for path in step], options, cache)
-        found += results
-        wanted = {os.path.basename(r.path) for r in results if not r.parsed}
-    return found
-
-
 @dataclass
 class CheckRun:
     """What the CLI prints and returns: the report holds only the findings that count."""
@@ -580,17 +552,22 @@ def run_check(paths: list[Path], options: Options, *, baseline: Path | None = No
     # Read first, so that a bad baseline fails before any scanning.
     recorded = read_baseline(baseline) if baseline is not None else None
     cache = Cache(cache_dir(), options) if use_cache else None
-    return gate(check_paths(paths, options, cache), options, baseline, recorded)
+    results, includers = check_paths(paths, options, cache)
+    return gate(results, options, baseline, recorded, includers)
 
 
 def gate(results: "list[FileResult]", options: Options, baseline: Path | None = None,
-         recorded: "Counter[BaselineKey] | None" = None) -> CheckRun:
-    """Results (of files, or of standard input) → the gate's report and exit status."""
+         recorded: "Counter[BaselineKey] | None" = None,
+         includers: "Iterable[tuple[str, Includes]]" = ()) -> CheckRun:
+    """Results (of files, or of standard input) → the gate's report and exit status;
+    ``includers``: more files' includes that judge the results' headers (``check_paths``).
+    Standard input is judged alone: its buffer need not be the file on disk, so no
+    repository is read for it, and its findings are all kept."""
     from hipport.pipeline import collect, exit_status
 
     if baseline is not None and recorded is None:
         recorded = read_baseline(baseline)
-    report = collect(results, options, "check", with_rules=False)
+    report = collect(results, options, "check", with_rules=False, includers=includers)
     old: list[Finding] = []
     if recorded is not None and baseline is not None:
         report.findings, old = split_baselined(report.findings, recorded, baseline)

@@ -20,8 +20,9 @@ from hipport.files import (FileError, SourceFile, discover, is_binary, looks_lik
                            read_bytes)
 from hipport.findings import Finding, Severity
 from hipport.options import Options
+from hipport.preprocessor import model
 from hipport.preprocessor.includers import (
-    HEADER_SUFFIXES, compiled_includers, cuda_only_headers, own_includes, reached,
+    HEADER_SUFFIXES, Includes, compiled_includers, cuda_only_headers, own_includes, reached,
 )
 from hipport.report.model import FileOutcome, Report
 from hipport.rewrite.buildfiles import hip_name, kind_of as build_kind, transform as build_transform
@@ -64,6 +65,15 @@ class FileResult:
     #: the project headers its analysis read: (absolute path, mtime_ns, size, sha256), so
     #: that check's cache can tell when a header, not the file, changed its findings
     headers: tuple[tuple[str, int, int, str], ...] = ()
+
+
+def includes_of(data: bytes, path: str, options: Options) -> Includes:
+    """The includes ``process`` records for the source ``data`` at ``path``
+    (``FileResult.includes``), without running its rules: a file the CUDA pre-filter passes
+    over has them all live; in another, the branch model decides (``own_includes``)."""
+    if not looks_like_cuda(data) or other_gpu_dialect(data):
+        return own_includes(data, None)
+    return own_includes(data, lambda: model(data, path, options))
 
 
 def process(sf: SourceFile, options: Options) -> FileResult:
@@ -387,11 +397,14 @@ def scan_paths(paths: Iterable[Path], options: Options) -> Iterator[FileResult]:
 
 
 def collect(results: Iterable[FileResult], options: Options, command: str,
-            *, with_rules: bool = True) -> Report:
+            *, with_rules: bool = True, includers: Iterable[tuple[str, Includes]] = ()) -> Report:
     """Fold results into a Report (findings, per-file outcomes, the rules that fired).
 
     ``with_rules=False`` leaves ``report.rules`` empty: loading the registry imports every
     rule module, which a cached ``check`` (compiler-style lines only) need not pay for.
+    ``includers``: the includes of files not in ``results`` that include its headers
+    (check: the repository's, ``repository.Repositories``): they judge which headers a HIP
+    build compiles and which includers name a 64-lane wave, as the run's own files do.
     """
     from hipport import __version__
     from hipport.gpus import archs_of, describe
@@ -408,6 +421,7 @@ def collect(results: Iterable[FileResult], options: Options, command: str,
         # Only convert converts; elsewhere such a file is one hipport would change.
         status = r.status if command == "convert" or r.status != "converted" else "would convert"
         report.files.append(FileOutcome(r.path, status, r.rewrites, r.error or r.note, r.written_to))
+    includes.extend(includers)
     _drop_cuda_only_headers(report, includes, options)
     if deferred:
         _drop_logical_in_wave64_includers(report, includes, deferred, options)

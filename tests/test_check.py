@@ -17,7 +17,7 @@ from hipport.check import (
 )
 from hipport.cli import main
 from hipport.datafiles import cache_dir as hipport_cache_dir
-from hipport.options import Options
+from hipport.options import DEFAULT_HIP_GUARDS, Options
 
 WARP_BUG = """\
 __global__ void k(int *out, int v) {
@@ -420,6 +420,9 @@ def test_check_of_a_header_alone_finds_its_includers_in_the_repository(tmp_path:
         assert sorted(Path(f.path).name for f in run.report.files) == ["alone.h", "inner.h"]
     given_all = check_mod.run_check([src / "inner.h", src / "k.cu", src / "mid.h"], Options())
     assert [(Path(f.path).name, f.line, f.code) for f in given_all.report.findings] == [("inner.h", 2, "HP339")]
+    # the plain header on the way given too: the search goes on through it to k.cu
+    with_mid = check_mod.run_check([src / "inner.h", src / "mid.h"], Options())
+    assert [(Path(f.path).name, f.line, f.code) for f in with_mid.report.findings] == [("inner.h", 2, "HP339")]
 
 
 def test_check_outside_a_repository_judges_a_header_by_the_given_files(tmp_path: Path) -> None:
@@ -473,3 +476,67 @@ def test_check_of_a_staged_file_of_a_bundled_copy_judges_the_copy_in_its_reposit
         run = check_mod.run_check([given], Options())
         assert run.report.findings == [] and run.status == 0
         assert [f.status for f in run.report.files] == ["unchanged"]
+
+
+def _includer_project(root: Path) -> Path:
+    """A git repository whose headers' findings hang on their includers: w.cuh (HP204) is
+    included by cuda.cu only under ``#ifndef USE_ROCM`` and by hip.cu as it is; lanes.cuh,
+    naming no wave, is included by a.cu, which names a wave of 64, and by b.cu, which
+    does not (its HP204 is left to the includers: ``warp.logical.for_wave64_includers``)."""
+    import subprocess
+
+    src = root / "src"
+    write(src / "w.cuh", "#pragma once\n__device__ int lane_of() { return threadIdx.x & 31; }\n")
+    write(src / "cuda.cu", '#ifndef USE_ROCM\n#include "w.cuh"\n#endif\n__global__ void c(int *p) { p[0] = 1; }\n')
+    write(src / "hip.cu", '#include "w.cuh"\n__global__ void h(int *p) { p[0] = lane_of(); }\n')
+    write(src / "lanes.cuh", "#pragma once\n__device__ int warp_of() { return threadIdx.x / 32; }\n")
+    write(src / "a.cu", '#define WAVE_SIZE 64\n#include "lanes.cuh"\n__global__ void a(int *p) { p[0] = warp_of(); }\n')
+    write(src / "b.cu", '#include "lanes.cuh"\n__global__ void b(int *p) { p[0] = warp_of(); }\n')
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return src
+
+
+def test_check_judges_a_header_by_every_includer_in_its_repository(tmp_path: Path) -> None:
+    """pre-commit names the staged files: a commit of w.cuh with cuda.cu, or of lanes.cuh
+    with a.cu, showed check only includers that drop the header's HP204 (a CUDA-build
+    include, a file naming the 64-lane wave), while hip.cu and b.cu, not staged, compile it
+    as it is: scan of the repository reports both. check reads the includers of a given
+    header with findings in its repository, so it agrees with scan, both ways: with hip.cu
+    and b.cu gone, the headers staged alone lose the findings scan drops too."""
+    from hipport.pipeline import collect, run_paths
+
+    src = _includer_project(tmp_path / "repo")
+    options = Options(hip_guards=DEFAULT_HIP_GUARDS + ("USE_ROCM",))
+
+    def scanned() -> list[tuple[str, int, str]]:
+        report = collect(run_paths([src], options), options, "scan")
+        return sorted((Path(f.path).name, f.line, f.code) for f in report.findings)
+
+    def checked(*names: str) -> list[tuple[str, int, str]]:
+        found = check_mod.run_check([src / n for n in names], options).report.findings
+        return sorted((Path(f.path).name, f.line, f.code) for f in found)
+
+    both = [("lanes.cuh", 2, "HP204"), ("w.cuh", 2, "HP204")]
+    assert scanned() == both
+    for _ in range(2):  # the second run answers the given files from the cache
+        assert checked("w.cuh", "cuda.cu") == [("w.cuh", 2, "HP204")]
+        assert checked("lanes.cuh", "a.cu") == [("lanes.cuh", 2, "HP204")]
+        assert checked("w.cuh", "lanes.cuh") == both
+    (src / "hip.cu").unlink()
+    (src / "b.cu").unlink()
+    assert scanned() == []
+    assert checked("w.cuh") == checked("lanes.cuh") == checked("w.cuh", "cuda.cu") == []
+
+
+def test_a_header_on_standard_input_is_judged_alone(tmp_path: Path) -> None:
+    """Standard input is an editor's buffer, not the file on disk: check reads no
+    repository for it and keeps every finding (the header's includers in the repository
+    would drop this one: cuda.cu includes w.cuh only for CUDA)."""
+    src = _includer_project(tmp_path / "repo")
+    (src / "hip.cu").unlink()
+    header = (src / "w.cuh").read_text()
+    result = CliRunner().invoke(main, ["check", "-", "--stdin-filename", str(src / "w.cuh"),
+                                       "--hip-guard", "USE_ROCM"], input=header, catch_exceptions=False)
+    assert result.exit_code == 1 and "HP204" in result.output
+    assert check_mod.run_check([src / "w.cuh"], Options(hip_guards=DEFAULT_HIP_GUARDS + ("USE_ROCM",))
+                               ).report.findings == []

@@ -209,3 +209,23 @@ def test_example_project_and_hipport_sync(tmp_path: Path, env, hooks_repo) -> No
 
     fixed = commit(repo, env, "src/cuda/vector_add.cu", "src/hip/vector_add.hip")
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+
+
+def test_a_staged_header_is_judged_by_its_includers_not_staged(tmp_path: Path, env, hooks_repo) -> None:
+    """A commit of w.cuh (now with a 32-lane index) and cuda.cu, which includes it only for
+    CUDA (``#ifndef USE_ROCM``): hip.cu, not staged, compiles it for HIP, so the hook must
+    fail as scan of the repository does (check reads the header's includers there)."""
+    repo = new_repo(tmp_path / "r", env, {
+        ".pre-commit-config.yaml": config(hooks_repo, "id: hipport-check"),
+        "pyproject.toml": '[tool.hipport]\nhip-guards = ["USE_ROCM"]\n',
+        "w.cuh": "#pragma once\n__device__ int lane_of() { return threadIdx.x % warpSize; }\n",
+        "cuda.cu": '#ifndef USE_ROCM\n#include "w.cuh"\n#endif\n__global__ void c(int *p) { p[0] = 1; }\n',
+        "hip.cu": '#include "w.cuh"\n__global__ void h(int *p) { p[0] = lane_of(); }\n',
+    })
+    pre_commit(repo, env, "install").check_returncode()
+    assert commit(repo, env, "-A").returncode == 0
+    (repo / "w.cuh").write_text("#pragma once\n__device__ int lane_of() { return threadIdx.x & 31; }\n")
+    (repo / "cuda.cu").write_text((repo / "cuda.cu").read_text() + "// touched\n")
+    bad = commit(repo, env, "w.cuh", "cuda.cu")
+    assert bad.returncode != 0
+    assert "w.cuh:2:35: HP204 high:" in bad.stdout + bad.stderr
