@@ -152,6 +152,9 @@ def check_mask_variables(ctx: Context, scope: Scope) -> None:
             continue
         args = call_arguments(call)
         mask = strip(args[0]) if args else None
+        if mask is not None and mask.type == "qualified_identifier":
+            _check_file_level_mask(ctx, mask, _last_name(src, mask), name, globals_only=True)
+            continue  # ``detail::kFullMask``: a namespace-scope constant of this file
         if mask is None or mask.type != "identifier":
             continue
         mask_name = text(src, mask)
@@ -162,10 +165,19 @@ def check_mask_variables(ctx: Context, scope: Scope) -> None:
         _check_file_level_mask(ctx, mask, mask_name, name)
 
 
-def _check_file_level_mask(ctx: Context, mask: Node, mask_name: str, builtin: str) -> None:
-    """A mask named by a macro or a file-scope constant: report at the use, no fix."""
+def _last_name(src: bytes, node: Node) -> str:
+    """``kFullMask`` of ``a::b::kFullMask``."""
+    while node.type == "qualified_identifier" and (inner := node.child_by_field_name("name")) is not None:
+        node = inner
+    return text(src, node)
+
+
+def _check_file_level_mask(ctx: Context, mask: Node, mask_name: str, builtin: str,
+                           globals_only: bool = False) -> None:
+    """A mask named by a macro or a file-scope constant: report at the use, no fix.
+    ``globals_only``: a qualified name (``ns::kMask``), which no macro can be."""
     file = facts.file_facts(ctx)
-    if mask_name in file.macros:
+    if mask_name in file.macros and not globals_only:
         # A definition on the CUDA side of a HIP guard is not what HIP compiles.
         live = [(b, d) for b, d in file.macros[mask_name] if not ctx.in_cuda_only_branch(d.start_byte)]
         narrow = [(b, d) for b, d in live if macro_is_full_mask32(b)]

@@ -15,7 +15,7 @@ from hipport.registry import any_word_of
 from hipport.rules import REGISTRY
 from hipport import facts
 from hipport.rules.warp.logical import logical_group_block, logical_tile, logical_width, wave_blind_function
-from hipport.rules.warp.syntax import int_value, is_int, step_of, strip
+from hipport.rules.warp.syntax import int_value, is_int, small_constant, step_of, strip
 from hipport.rules.warp.vocab import SHUFFLES, XOR_SHUFFLES
 
 if TYPE_CHECKING:
@@ -154,7 +154,8 @@ def _spells_shfl(src: bytes) -> bool:
 
 @REGISTRY.visits("for_statement", source=_spells_shfl, codes=(ShuffleLadder16,))  # _shuffles_with
 def check_ladder_loop(loop: Node, ctx: Context) -> None:
-    """``for (o = 16; ...; o >>= 1)`` and ``for (o = 1; o < 32; o <<= 1)`` around a shuffle."""
+    """``for (o = 16; ...; o >>= 1)`` and ``for (o = 1; o < 32; o <<= 1)`` around a shuffle;
+    the start may be spelled as a constant expression (``32 / 2``, the CUDA samples' reduce)."""
     src = ctx.src
     if not ctx.may_contain(_SHFL_RE, within=loop):
         return  # no shuffle in the loop (_shuffles_with)
@@ -173,7 +174,7 @@ def check_ladder_loop(loop: Node, ctx: Context) -> None:
     if start is None or not var:
         return
     step = step_of(src, update, var)
-    if step == "down" and is_int(src, start, 16) and not _stops_early(src, cond, var):
+    if step == "down" and small_constant(src, start) == 16 and not _stops_early(src, cond, var):
         where = start
     elif step == "up" and is_int(src, start, 1) and (bound := _upper_bound_32(src, cond, var)) is not None:
         where = bound
