@@ -66,14 +66,23 @@ class _Fp8Names:
     names: set[str] | None = None
 
 
+#: ``bits = q.__x`` / ``uint8_t b = q[i].__x;``: an integer that holds an fp8 value's bytes.
+_BITS_COPY_RE = re.compile(rb"\b([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\]\s*)?\.\s*__x\b")
+
+
 def _fp8_names(ctx: Context) -> set[str]:
-    """Variables and parameters of the file declared with an fp8 type, found once."""
+    """Variables and parameters of the file declared with an fp8 type, found once, and the
+    integers initialised or assigned from such a variable's bytes (``uint8_t b = v.__x``):
+    a test of those is a test of the fp8 bits as much as ``v.__x == 0x7F`` is."""
     state = ctx.state(_Fp8Names)
     found = state.names
     if found is None:
         found = state.names = set()
-        for m in re.finditer(rb"\b__nv_fp8\w*\s*[*&]?\s*(?:const\s+)?([A-Za-z_]\w*)\s*[=;,)\[]", ctx.src):
+        for m in re.finditer(rb"\b__nv_fp8\w*\s*[*&]?\s*(?:const\s+)?([A-Za-z_]\w*)\s*[=;,)\[(]", ctx.src):
             found.add(m.group(1).decode("latin-1"))
+        for m in _BITS_COPY_RE.finditer(ctx.src):
+            if m.group(2).decode("latin-1") in found:
+                found.add(m.group(1).decode("latin-1"))
     return found
 
 
@@ -136,3 +145,17 @@ def _reinterpret(node: Node, ctx: Context) -> None:
 def _fnuz_targets(ctx: Context) -> str:
     names = [g.arch for g in gpus.gpus(gpus.archs_of(ctx.options)) if g.fp8 != "ocp"]
     return ", ".join(names)
+
+
+@REGISTRY.visits("assignment_expression", source=any_bytes_of(b"__x"), codes=(Fp8EncodingDependent,))
+def _bytes_stored(node: Node, ctx: Context) -> None:
+    """``e.__x = raw[i]``: bytes stored into an fp8 value are read in the target's encoding."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type != "field_expression" or not _encodings_differ(ctx):
+        return
+    if not _holds_fp8_bits(ctx, left) or _holds_fp8_bits(ctx, right):
+        return  # not an fp8 value's bytes, or bytes copied from another fp8 value
+    ctx.report(Fp8EncodingDependent, node,
+               f"`{ctx.text(node)}` stores bytes into an fp8 value: bytes written in CUDA's OCP "
+               f"encoding mean other numbers in FNUZ ({_fnuz_targets(ctx)})",
+               "convert through the fp8 type of the encoding the bytes hold")

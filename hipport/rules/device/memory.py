@@ -133,12 +133,28 @@ def _compared(node: Node, ctx: "Context") -> None:
         return
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     for a, b in ((left, right), (right, left)):
+        a = _uncast(ctx, a) if a is not None else None
         if a is not None and a.type == "field_expression" and b is not None and b.type == "number_literal":
             field_ = text(ctx.src, a.child_by_field_name("field"))
             obj = operand_name(ctx.src, a.child_by_field_name("argument"))
             if field_ == "memoryType" or (field_ == "type" and obj in st.names):
                 _report_memtype(ctx, node)
                 return
+
+
+def _uncast(ctx: "Context", node: Node) -> Node:
+    """The operand under parentheses and integer casts: ``static_cast<int>(attr.type) == 3``
+    and ``(int)attr.type == 3`` compare the memory type with a number as ``attr.type == 3`` does."""
+    while True:
+        if node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        elif node.type == "cast_expression" and (value := node.child_by_field_name("value")) is not None:
+            node = value
+        elif node.type == "call_expression" and (plain := plain_callee(ctx, node)) is not None \
+                and plain[1] == "static_cast" and len(args := call_arguments(node)) == 1:
+            node = args[0]
+        else:
+            return node
 
 
 @REGISTRY.visits("cast_expression", source=any_bytes_of(b"cudaMemoryType"), codes=(MemoryTypeNumeric,))
