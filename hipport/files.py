@@ -50,9 +50,10 @@ _CUDA_WORDS = (
     b"__nanosleep", b"__prof", b"clock", b"__AMDGCN", b"asm", b"cub", b"thrust", b"nvrtc", b"nccl", b"nvtx",
     b"nvinfer", b"cutlass", b"cute", b"curand", b"cufft", b"cusparse", b"cusolver", b"cudnn", b"cufile",
     b"cooperative_groups", b"texture", b"half", b"__nv_", b"bfloat16", b"fp8", b"mma", b"__float",
-    # CUDA headers without "cuda" in their name (a header including only vector_types.h)
-    b"_types.h", b"device_functions", b"device_launch_parameters", b"math_constants", b"host_defines",
-    b"channel_descriptor",
+    # CUDA headers without "cuda" in their name (a header including only vector_types.h);
+    # every include headers.toml names must pass (tests/test_files.py)
+    b"_types.h", b"_functions.h", b"device_functions", b"device_launch_parameters", b"math_constants",
+    b"host_defines", b"host_config", b"channel_descriptor", b"nvToolsExt", b"nvml", b"cupti",
 )
 _CUDA_PATTERNS = tuple(re.compile(p) for p in (
     rb"cu[A-Z]", rb"Nv[A-Z]", rb"surf[0-9A-Z]", rb"tex[0-9A-Z]", rb"sm_[0-9]+_"))

@@ -119,7 +119,7 @@ _OLD_CUDA_HINT = re.compile(
     rb"|cublas|curand|cufft|cusparse|cusolver|cudnn|cutensor|cufile|cooperative_groups"
     rb"|texture|surf[0-9A-Z]|tex[0-9A-Z]|half|__nv_|bfloat16|fp8|mma|__half|__float"
     rb"|_types\.h|device_functions|device_launch_parameters|math_constants|host_defines"
-    rb"|channel_descriptor|sm_[0-9]+_")
+    rb"|channel_descriptor|sm_[0-9]+_|_functions\.h|host_config|nvToolsExt|nvml|cupti")
 _PIECES = [m.replace(b"\\.", b".") for m in _OLD_CUDA_HINT.pattern.split(b"|")] + [
     b"cuX", b"cux", b"NvA", b"surf9", b"surfx", b"texQ", b"tex_", b"sm_80_", b"sm__", b"sm_8", b"types.h", b"Warp",
     b"wArp", b"x", b" ", b"\n", b"_", b"c", b"u"]
@@ -130,6 +130,19 @@ def test_looks_like_cuda_is_the_old_alternation(data: bytes) -> None:
     from hipport.files import looks_like_cuda
 
     assert looks_like_cuda(data) == (_OLD_CUDA_HINT.search(data) is not None)
+
+
+def test_every_header_the_tables_name_passes_the_pre_filter() -> None:
+    """A host file whose only CUDA is ``#include <cupti.h>`` (or nvml.h, nvToolsExt.h) is
+    still read, so HP333 can say the header has no counterpart (the blind recall corpus's
+    CUPTI tracer got no finding at all)."""
+    from hipport.files import looks_like_cuda
+    from hipport.mapping import load_table
+
+    table = load_table()
+    names = list(table.headers) + [h.cuda for h in table._prefix_headers]
+    assert "cupti" in names and "nvml.h" in names
+    assert [n for n in names if not looks_like_cuda(b"#include <%s>\nvoid f() {}\n" % n.encode())] == []
 
 
 def test_looks_like_cuda_on_each_alternative() -> None:
