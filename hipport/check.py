@@ -12,8 +12,9 @@ Three things on top of the scan pipeline, each small and separately testable:
   bytes and path, the options (``Options.cache_key()``) and a fingerprint of the installed
   hipport (version plus the size and mtime of every code and data file, and of the
   tree-sitter grammar). The project headers the analysis read (``FileResult.headers``:
-  path, mtime, size and sha256) are kept in the entry, and a header changed or gone is a
-  miss, so an entry is never stale; the directory is safe to delete. Entries are JSON authenticated with
+  path, mtime, size and sha256), and the places an include looked at before the header it
+  found, are kept in the entry; a header changed or gone, or one appearing at such a place,
+  is a miss, so an entry is never stale; the directory is safe to delete. Entries are JSON authenticated with
   an HMAC under a per-user key kept outside the cache folder (``hipport.cachefile``), so
   a planted or copied entry is a miss; they are written atomically, validated on reading
   (anything doubtful is a miss, never a pass), and pruned: unused for 30 days, or beyond
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 BASELINE_FORMAT = 1
 #: Bumped when the layout of a cache entry changes; part of every key.
-CACHE_FORMAT = "check-7"  # 5: for_includers; 6: parsed, held (the included-header pass); 7: headers
+CACHE_FORMAT = "check-8"  # 5: for_includers; 6: parsed, held (the included-header pass); 7: headers; 8: absent ones
 
 
 class BaselineError(ValueError):
@@ -303,16 +304,23 @@ class Cache:
     def _header_unchanged(self, h: tuple[str, int, int, str]) -> bool:
         """Whether a header an entry's analysis read still has the bytes it read: the same
         (mtime, size) answers without reading it; another mtime, the same size, is read and
-        hashed (a checkout rewrites unchanged files). Once per header and run."""
+        hashed (a checkout rewrites unchanged files). A place the include search tried
+        before the header it found (``branches.ABSENT``) must still hold none. Once per
+        header and run."""
+        from hipport.preprocessor.branches import ABSENT, MAX_HEADER_BYTES
+
         found = self._headers.get(h)
         if found is None:
             path, mtime_ns, size, digest = h
             try:
                 st = os.stat(path)
-                found = stat.S_ISREG(st.st_mode) and st.st_size == size and (
-                    st.st_mtime_ns == mtime_ns or _file_digest(path) == digest)
+                if mtime_ns == ABSENT:  # a place the include search tried first: still no header there
+                    found = not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HEADER_BYTES
+                else:
+                    found = stat.S_ISREG(st.st_mode) and st.st_size == size and (
+                        st.st_mtime_ns == mtime_ns or _file_digest(path) == digest)
             except OSError:
-                found = False
+                found = mtime_ns == ABSENT
             self._headers[h] = found
         return found
 

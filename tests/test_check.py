@@ -322,6 +322,26 @@ def test_cache_misses_when_an_included_header_changed_or_vanished(
     assert count_process == ["k.cu"] * 5  # vanished: analysed again, not answered as before
 
 
+def test_cache_misses_when_a_header_appears_earlier_in_the_include_search(
+        tmp_path: Path, count_process: list[str]) -> None:
+    """k.cu's ``#include "common.cuh"`` finds inc/common.cuh through -I (a wave of 64 named:
+    no finding); then a src/common.cuh beside k.cu appears, which the search tries first and
+    which names none: scan reports HP204, and a cached check must too, not answer from the
+    entry that read inc/common.cuh (the entry records the places tried before it, and misses
+    when one holds a header now)."""
+    from hipport.preprocessor import branches
+
+    write(tmp_path / "inc" / "common.cuh", "#pragma once\n#define WAVE_SIZE 64\n#define WARP_SIZE 32\n")
+    write(tmp_path / "src" / "k.cu", HEADER_KERNEL)
+    assert _codes(run("-I", "inc", "src/k.cu")) == set()
+    assert _codes(run("-I", "inc", "src/k.cu")) == set() and count_process == ["k.cu"]
+    write(tmp_path / "src" / "common.cuh", "#pragma once\n#define WAVE_SIZE 32\n#define WARP_SIZE 32\n")
+    branches._project_header.cache_clear()
+    assert _codes(run("-I", "inc", "src/k.cu")) == {"HP204"} == _codes(run("--no-cache", "-I", "inc", "src/k.cu"))
+    assert count_process == ["k.cu"] * 3
+    assert _codes(run("-I", "inc", "src/k.cu")) == {"HP204"} and count_process == ["k.cu"] * 3  # a hit again
+
+
 def test_tree_digest_changes_with_any_data_file(tmp_path: Path) -> None:
     data = write(tmp_path / "pkg" / "mappings" / "api.json", "{}")
     before = tree_digest([str(tmp_path / "pkg")])

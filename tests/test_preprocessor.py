@@ -271,6 +271,29 @@ def test_warp_size_reasoning_reads_no_function_like_macro_as_32() -> None:
     assert lanes(alone.replace("WARP_SIZE 32", "WARP_SIZE(x) 32")) == [4]
 
 
+def test_the_places_an_include_tried_first_are_noted_as_absent_replayed_or_not(tmp_path: Path) -> None:
+    """``#include "common.cuh"`` in src/mid.cuh finds inc/common.cuh through -I after
+    src/common.cuh held nothing: check's cache must know that a header appearing there
+    changes the answer (``end_header_reads``), also for a file whose analysis replays
+    mid.cuh from the memo instead of reading it (b.cu after a.cu)."""
+    from hipport.preprocessor import branches
+
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "inc" / "common.cuh").write_text("#pragma once\n#define WAVE_SIZE 64\n")
+    (tmp_path / "src" / "mid.cuh").write_text('#pragma once\n#include "common.cuh"\n')
+    b = Build((7, 2, 1), ("gfx942",), DEFAULT_HIP_GUARDS, include_dirs=(str(tmp_path / "inc"),))
+    absent = (str(tmp_path / "src" / "common.cuh"), branches.ABSENT, branches.ABSENT, "")
+    for name in ("a.cu", "b.cu"):
+        src = b'#include "mid.cuh"\n#ifdef WAVE_SIZE\nx\n#endif\n'
+        branches.begin_header_reads()
+        branches_of(src, str(tmp_path / "src" / name), b).header_texts()
+        reads = branches.end_header_reads()
+        assert absent in reads, name
+        assert {r[0] for r in reads if r[1] != branches.ABSENT} == {
+            str(tmp_path / "inc" / "common.cuh"), str(tmp_path / "src" / "mid.cuh")}
+
+
 def test_a_memo_entry_matches_on_equal_states_identical_or_not():
     """``_reads_match`` (the header memo's test) tells a state by identity first, then by
     equality: an equal Macro built anew matches, another body or an absent name does not,

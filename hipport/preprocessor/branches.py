@@ -225,6 +225,8 @@ def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Br
     own_path = _SEEN + os.path.normpath(path)
     for key in {k for r in results for k in r.macros.pseudo if k.startswith(_SEEN) and k != own_path}:
         project_header(key[len(_SEEN):])  # noted as read: a replayed memo entry entered it unread
+    for key in {k for r in results for k in r.macros.pseudo if k.startswith(_ABSENT)}:
+        project_header(key[len(_ABSENT):])  # noted as absent, replayed or not
     own_sure = tuple(any(r.gaps[i] == 1 for r in results) for i in range(len(own) + 1))
     found.own = (src, tuple(own), own_sure)
     for r in results:  # the file's own #defines where a pass surely compiles them
@@ -372,11 +374,13 @@ class _Pass:
             if self.macros.state(seen) is not UNSEEN:
                 return  # included once: #pragma once and include guards, the common case
             found = project_header(key)
-            if found is not None:
-                self.headers += 1
-                self.sources[key] = found[0]
-                self._enter(key, *found, active, depth)
-                return
+            if found is None:
+                self.macros.set(_ABSENT + key, Macro("1"))  # a header appearing there changes the answer
+                continue
+            self.headers += 1
+            self.sources[key] = found[0]
+            self._enter(key, *found, active, depth)
+            return
 
     def _enter(self, key: str, found: tuple[tuple[dv.Directive, ...], bytes],
                stamp: tuple[int, int], active: int | None, depth: int) -> None:
@@ -440,6 +444,9 @@ _SEEN = "#include "
 _PROVIDES = "#provides "
 #: The pseudo-macro that records which gaps of a header a pass surely compiles.
 _GAPS = "#compiled "
+#: The pseudo-macro that records a place an include was looked for and found no header
+#: (before the one it found, or all of them), so a replayed memo entry notes it too.
+_ABSENT = "#absent "
 
 
 @lru_cache(maxsize=512)
@@ -469,13 +476,14 @@ def project_header(path: str) -> tuple[tuple, tuple[int, int]] | None:
     is not a readable regular file (a FIFO or a device would block or never end). Noted
     in the reads begun by ``begin_header_reads``: a file's findings depend on them."""
     found = _project_header(path)
-    if found is not None and _READS is not None:
-        _READS[path] = found[1]
+    if _READS is not None:
+        _READS[path] = found[1] if found is not None else None
     return found
 
 
-#: The project headers read since ``begin_header_reads`` (path -> (mtime, size)), or None.
-_READS: dict[str, tuple[int, int]] | None = None
+#: The project headers read since ``begin_header_reads`` (path -> (mtime, size), None for a
+#: place looked at that held no header), or None.
+_READS: dict[str, tuple[int, int] | None] | None = None
 
 
 def begin_header_reads() -> None:
@@ -484,16 +492,24 @@ def begin_header_reads() -> None:
     _READS = {}
 
 
+#: ``end_header_reads``'s mtime and size for a place that held no header (``ABSENT``).
+ABSENT = -1
+
+
 def end_header_reads() -> tuple[tuple[str, int, int, str], ...]:
     """The headers read since ``begin_header_reads`` as (absolute path, mtime_ns, size,
-    sha256 of the bytes read), sorted, and stop noting. Check's cache keeps them with a
-    file's findings and misses when one changed: its key covers the file's own bytes only."""
+    sha256 of the bytes read), and the places an include looked at first that held none as
+    (absolute path, ``ABSENT``, ``ABSENT``, ""), sorted, and stop noting. Check's cache
+    keeps them with a file's findings and misses when one changed, or a header appeared
+    where there was none: its key covers the file's own bytes only."""
     global _READS
     reads, _READS = _READS or {}, None
     out = []
     for path, stamp in reads.items():
         found = _project_header(path)
-        if found is not None and found[1] == stamp:
+        if stamp is None and found is None:
+            out.append((os.path.abspath(path), ABSENT, ABSENT, ""))
+        elif found is not None and found[1] == stamp:
             out.append((os.path.abspath(path), *stamp, _digest(path, *stamp)))
     return tuple(sorted(out))
 
