@@ -246,31 +246,6 @@ def test_a_function_like_macro_is_no_value_of_its_name() -> None:
     assert never_lines(src.replace("WARP_SIZE(x) 32", "WARP_SIZE 32"), build()) == [8, 13]
 
 
-def test_warp_size_reasoning_reads_no_function_like_macro_as_32() -> None:
-    """A shuffle's width ``WARP_SIZE`` is a logical 32-lane group only where WARP_SIZE is an
-    object macro of 32 (``logical.defined_as_32``); ``#define WARP_SIZE(x) 32`` is another
-    name's worth: the ``threadIdx.x / 32`` beside it keeps HP204."""
-    kernel = ("#if defined(__HIP_PLATFORM_AMD__)\n#define WAVE_SIZE 64\n#endif\n"
-              "#define WARP_SIZE 32\n"
-              "__global__ void k(float *v) {\n"
-              "  const int warp = threadIdx.x / 32;\n"
-              "  float x = v[threadIdx.x];\n"
-              "  x += __shfl_down_sync(~0ull, x, 1, WARP_SIZE);\n"
-              "  v[warp] = x;\n"
-              "}\n")
-
-    def lanes(src: str) -> list[int]:
-        return [f.line for f in analyze(src.encode(), "t.cu", Options()).findings if f.code == "HP204"]
-
-    assert lanes(kernel) == []
-    assert lanes(kernel.replace("WARP_SIZE 32", "WARP_SIZE(x) 32")) == [6]
-    # a file without a conditional: its own #defines are read by pattern, to the same end
-    alone = kernel.replace("#if defined(__HIP_PLATFORM_AMD__)\n#define WAVE_SIZE 64\n#endif\n",
-                           "constexpr int kWaveSize = 64;\n")
-    assert lanes(alone) == []
-    assert lanes(alone.replace("WARP_SIZE 32", "WARP_SIZE(x) 32")) == [4]
-
-
 def test_the_places_an_include_tried_first_are_noted_as_absent_replayed_or_not(tmp_path: Path) -> None:
     """``#include "common.cuh"`` in src/mid.cuh finds inc/common.cuh through -I after
     src/common.cuh held nothing: check's cache must know that a header appearing there

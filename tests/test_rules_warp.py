@@ -292,21 +292,40 @@ def test_a_kernel_defined_in_a_macro_is_judged_like_any_other() -> None:
     assert warp_findings(macro + plain) == [("HP202", 1), ("HP202", 2), ("HP203", 1), ("HP203", 2)]
 
 
+#: A kernel whose warp index (line 3) sits beside a shuffle of width ``WARP_SIZE``: a logical
+#: 32-lane group where WARP_SIZE is 32 and the project names a wave of 64.
+WIDTH_WARP_SIZE_KERNEL = ("__global__ void k(float *v) {\n"
+                          "  const int warp = threadIdx.x / 32;\n"
+                          "  float x = v[threadIdx.x];\n"
+                          "  x += __shfl_down_sync(~0ull, x, 1, WARP_SIZE);\n"
+                          "  v[warp] = x;\n"
+                          "}\n")
+
+
 @pytest.mark.parametrize("wave", ["#define WAVE_SIZE 64", "#define HW_WARP_SIZE ROCM_WAVEFRONT_SIZE"])
 def test_a_crlf_file_names_its_wave_and_logical_warp_as_an_lf_one_does(wave: str) -> None:
     """``logical``'s ``#define`` patterns end at the line's end or a comment; a CRLF file's
     line ends in ``\\r`` before the newline, so ``#define WAVE_SIZE 64\\r\\n`` named no wave and
     ``#define WARP_SIZE 32\\r\\n`` no logical width: the CRLF file had HP204 and HP209 its LF
     twin has not. The same bytes but the line endings get the same findings."""
-    src = (f"{wave}\n#define WARP_SIZE 32\n"
-           "__global__ void k(float *v) {\n"
-           "  const int warp = threadIdx.x / 32;\n"
-           "  float x = v[threadIdx.x];\n"
-           "  x += __shfl_down_sync(~0ull, x, 1, WARP_SIZE);\n"
-           "  v[warp] = x;\n"
-           "}\n")
+    src = f"{wave}\n#define WARP_SIZE 32\n" + WIDTH_WARP_SIZE_KERNEL
     assert warp_findings(src) == []
     assert warp_findings(src.replace("\n", "\r\n")) == []
+
+
+def test_warp_size_reasoning_reads_no_function_like_macro_as_32() -> None:
+    """A shuffle's width ``WARP_SIZE`` is a logical 32-lane group only where WARP_SIZE is an
+    object macro of 32 (``logical.defined_as_32``, through ``Branches.defines`` in a file
+    with a conditional, by pattern in one without); ``#define WARP_SIZE(x) 32`` gives the
+    name alone no value: the ``threadIdx.x / 32`` beside it keeps HP204 (found in review:
+    ``Branches.defines`` gave "32")."""
+    for wave in ("#if defined(__HIP_PLATFORM_AMD__)\n#define WAVE_SIZE 64\n#endif\n",
+                 "constexpr int kWaveSize = 64;\n"):
+        at = wave.count("\n") + 1
+        src = wave + "#define WARP_SIZE 32\n" + WIDTH_WARP_SIZE_KERNEL
+        assert [n for c, n in warp_findings(src) if c == "HP204"] == []
+        assert [n - at for c, n in warp_findings(src.replace("WARP_SIZE 32", "WARP_SIZE(x) 32"))
+                if c == "HP204"] == [2]
 
 
 def test_a_headers_includer_chain_is_judged_alone_whatever_the_other_headers(tmp_path: Path) -> None:
