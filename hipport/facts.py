@@ -284,6 +284,16 @@ def declared_vars(src: bytes, decl: Node, in_for_init: bool = False) -> Iterator
             yield Var(text(src, d), type_text, d, init, in_for_init)
 
 
+def _shadowed_by_cuda_branch(ctx: "Context", earlier: Var | None, later: Var) -> bool:
+    """``#ifdef USE_ROCM unsigned m = __ballot(p); #else unsigned m = __ballot_sync(…); #endif``:
+    the name's later declaration is in a branch the HIP build does not compile, the earlier
+    one in code it does. The function's facts keep the one the HIP build compiles; the last
+    declaration won before, which hid the HIP branch's own 32-bit mask (the blind recall
+    corpus's g02)."""
+    return earlier is not None and ctx.in_cuda_only_branch(later.node.start_byte) \
+        and not ctx.in_cuda_only_branch(earlier.node.start_byte)
+
+
 def function_facts(ctx: "Context", func: Node) -> FunctionFacts:
     """What ``func`` declares, assigns and calls, from the nodes the walk recorded (or,
     for a function in a ``#define`` body, from a query of that body's own tree)."""
@@ -310,7 +320,8 @@ def function_facts(ctx: "Context", func: Node) -> FunctionFacts:
                 parent.child_by_field_name("initializer") == node
             )
             for var in declared_vars(src, node, in_for):
-                info.vars[var.name] = var
+                if not _shadowed_by_cuda_branch(ctx, info.vars.get(var.name), var):
+                    info.vars[var.name] = var
         elif t == "assignment_expression" and _text_is(src, node.child_by_field_name("operator"), b"="):
             left = node.child_by_field_name("left")
             if left is not None and left.type == "identifier":
