@@ -894,7 +894,9 @@ def test_lanes_of_tiles_a_template_sizes_at_most_32_are_the_tiles() -> None:
     with ``tbSize`` a template parameter the file launches only as 2 … 32, ``lane = threadIdx.x
     & 0x1f`` and ``wid = threadIdx.x >> 5`` for its per-tile partial sums, only tile shuffles:
     every tile shuffles within its own lanes on a wave of 64 as on a warp of 32. A launch with a
-    tile of 64, one whose size is no constant, one through a macro, or none at all keeps HP204."""
+    tile of 64, one whose size is no constant, one through a macro, a use without template
+    arguments, none at all, or a kernel in a header (its includers instantiate it too) keeps
+    HP204."""
     aware = ("#if defined(__HIP_PLATFORM_AMD__)\nconstexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n"
              "#else\nconstexpr int hw_warp_size = 32;\n#endif\n")
     kernel = ("template <int tbSize, int blockStride>\n"
@@ -926,6 +928,10 @@ def test_lanes_of_tiles_a_template_sizes_at_most_32_are_the_tiles() -> None:
     # a launch through a macro (LAUNCH(64)): the tree shows no value for it (template_values)
     macro = "#define LAUNCH(n) attn_softmax<n, 1><<<1, 1024>>>(v)\n"
     assert lanes(kernel + macro + launch.replace("attn_softmax<32, 1><<<1, 1024>>>(v)", "LAUNCH(64)")) == [6, 7]
+    # a header's includers may instantiate it with a tile of 64, out of sight
+    assert [n - at for c, n in found(aware + kernel + launch, path="softmax.cuh") if c == "HP204"] == [6, 7]
+    # a use that names no template arguments (a call that deduces them, a pointer) tells no size
+    assert lanes(kernel + launch + "auto *f = &attn_softmax;\n") == [6, 7]
 
 
 def test_a_header_included_only_by_headers_is_answered_by_their_includers(tmp_path: Path) -> None:

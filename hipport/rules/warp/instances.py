@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from hipport.parse import Node, ancestors, function_declarator, walk
+from hipport.preprocessor.includers import HEADER_SUFFIXES
 from hipport.rules.warp.syntax import small_constant
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 def template_values(ctx: Context, func: Node, name: str) -> list[int] | None:
     """The constant values template parameter ``name`` of ``func`` takes at each place the
     file names ``func`` (``uses``); None when ``name`` is no template parameter of ``func``,
-    the file names it nowhere, one place gives that parameter something other than an
+    the file names it nowhere or is a header, one place gives that parameter something other than an
     integer constant (a name, a default left out, a pack, a call that deduces it), or a
     ``#define`` body spells ``func``'s name: the macro's uses give the values (``#define
     LAUNCH(n) f<n><<<…>>>`` then ``LAUNCH(64)``), which the tree of the file does not show."""
@@ -50,8 +51,12 @@ def uses(ctx: Context, func: Node) -> list[dict[str, int | None]] | None:
     the parameters that use binds: template parameters from ``f<…>``, and a kernel's
     parameters from a launch ``f<<<…>>>(…)``, each to its integer constant or None. A use
     that is no launch (a pointer, a launch helper's argument) binds only its template
-    arguments. None when ``func`` is no plain-named function or a ``#define`` body spells
-    its name (the macro's uses give the arguments, which the tree of the file does not show)."""
+    arguments. None when ``func`` is no plain-named function, when the file is a header
+    (the files including it instantiate and launch it too, unseen here), or when a
+    ``#define`` body spells its name (the macro's uses give the arguments, which the tree of
+    the file does not show)."""
+    if ctx.path.endswith(HEADER_SUFFIXES):
+        return None
     declarator = function_declarator(func)
     target = declarator.child_by_field_name("declarator") if declarator is not None else None
     params = declarator.child_by_field_name("parameters") if declarator is not None else None

@@ -29,7 +29,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hipport.parse import Node, ancestors, enclosing_function, function_declarator, function_qualifiers, walk
-from hipport.preprocessor.includers import HEADER_SUFFIXES
 from hipport.rules.warp.instances import parameter_names, uses
 from hipport.rules.warp.syntax import arithmetic, int_value, strip, writes_of
 from hipport.rules.warp.vocab import is_warp_size_name
@@ -53,9 +52,9 @@ def spelled_below_32(ctx: Context, offset: Node, call: Node) -> bool:
     value = _value(ctx, offset, func, 0, None)
     if value is not _NEEDS_ARGUMENTS:
         return value is not None and 0 <= value < 32
-    bindings = None if ctx.path.endswith(HEADER_SUFFIXES) else uses(ctx, func)  # a header's includers launch it
+    bindings = uses(ctx, func)
     if not bindings:
-        return False  # no launch seen, or one hipport cannot read: the host may pass anything
+        return False  # no launch seen (a header's are its includers'), or one hipport cannot read
     for given in bindings:
         value = _value(ctx, offset, func, 0, given)
         if not (isinstance(value, int) and 0 <= value < 32):
