@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 BASELINE_FORMAT = 1
 #: Bumped when the layout of a cache entry changes; part of every key.
-CACHE_FORMAT = "check-8"  # 5: for_includers; 6: parsed, held (the included-header pass); 7: headers; 8: absent ones
+CACHE_FORMAT = "check-9"  # 5: for_includers; 6: parsed, held (the included-header pass); 7: headers; 8: absent ones; 9: for_includers names
 
 
 class BaselineError(ValueError):
@@ -275,8 +275,8 @@ class Cache:
             findings = [_finding_from_json(d) for d in entry["findings"]]
             includes = tuple((str(name), bool(live)) for name, live in entry["includes"]
                              if isinstance(name, str) and isinstance(live, bool))
-            for_includers = tuple((line, col) for line, col in entry["for_includers"]
-                                  if type(line) is int and type(col) is int)
+            for_includers = tuple((line, col, name) for line, col, name in entry["for_includers"]
+                                  if type(line) is int and type(col) is int and type(name) is str)
             parsed, held = entry["parsed"], entry["held"]
             if type(parsed) is not bool or type(held) is not bool:
                 return None

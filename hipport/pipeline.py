@@ -8,6 +8,7 @@ whatever the job count, streamed so memory stays bounded on very large trees.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
@@ -22,7 +23,7 @@ from hipport.findings import Finding, Severity
 from hipport.options import Options
 from hipport.preprocessor import model
 from hipport.preprocessor.includers import (
-    HEADER_SUFFIXES, Includes, compiled_includers, cuda_only_headers, own_includes, reached,
+    HEADER_SUFFIXES, Includes, compiled_includers, cuda_only_headers, own_includes, reached, spelled_in_compile,
 )
 from hipport.report.model import FileOutcome, Report
 from hipport.rewrite.buildfiles import hip_name, kind_of as build_kind, transform as build_transform
@@ -57,9 +58,10 @@ class FileResult:
     #: a CUDA-free header holding a construct a rule fixes in included headers too
     #: (``Rule.in_included_headers``): decided once the run's includers are known
     held: bool = False
-    #: (line, col) of HP204 findings of a header that its includers' 64-lane wave makes moot
-    #: (``warp.logical.for_wave64_includers``; ``collect`` decides)
-    for_includers: tuple[tuple[int, int], ...] = ()
+    #: (line, col, name) of HP204/HP209 findings of a header that its includers' 64-lane wave
+    #: makes moot (``warp.logical.for_wave64_includers``; ``collect`` decides); name: the
+    #: constant an HP209 defines, which includers that never spell it leave alone ("" for HP204)
+    for_includers: tuple[tuple[int, int, str], ...] = ()
     #: part of a bundled copy of a library (``Options.bundled_copies``): left as it is
     bundled: bool = False
     #: the project headers its analysis read: (absolute path, mtime_ns, size, sha256), so
@@ -244,7 +246,7 @@ def _transform(data: bytes, path: str, options: Options
     return new, sorted(findings, key=Finding.sort_key), ctx.rewrites, includes, _for_includers(ctx)
 
 
-def _for_includers(ctx: "Context") -> tuple[tuple[int, int], ...]:
+def _for_includers(ctx: "Context") -> tuple[tuple[int, int, str], ...]:
     """``deferred_to_includers`` when the warp rules were loaded (they are, with any rule)."""
     from hipport.rules.warp.logical import deferred_to_includers
 
@@ -461,40 +463,56 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
     32-lane groups and a WARP_SIZE of 32 are the project's choice there. An includer that is
     itself a header naming no wave answers through its own includers, up to
     ``MAX_INCLUDER_LEVELS`` (DeepSpeed's context.h is included by general_kernels.h, which
-    the transformer's .cu files include after custom_cuda_layers.h). A header no file of the
-    run includes keeps them, and so does one on an include cycle."""
+    the transformer's .cu files include after custom_cuda_layers.h). For an HP209, a unit
+    whose compile never spells the constant (``includers.spelled_in_compile``) answers too:
+    its value changes nothing there (transformer/general_kernels.cu compiles context.h and
+    uses none of its WARP_SIZE), provided the header spells the name only once, in its
+    definition. A header no file of the run includes keeps them, and so does one on an
+    include cycle."""
     from hipport.rules.warp.logical import includer_knows_wave64
 
     names: dict[str, bool] = {}
-    answers: dict[tuple[str, int], bool] = {}
+    answers: dict[tuple[str, int, str, str], bool] = {}
 
-    def answered(path: str, level: int) -> bool:
-        """Every compile of ``path`` in the run names the wave (``path`` an includer at
-        ``level``). Kept per level: an answer cut off by ``MAX_INCLUDER_LEVELS`` deep in one
-        header's chain is no answer for a header the same includer includes directly. A cycle
-        ends at the bound, unanswered, as its headers name no wave."""
-        found = answers.get((path, level))
+    def answered(path: str, level: int, header: str, word: str) -> bool:
+        """Every compile of ``path`` in the run names the wave, or (``word`` given) never
+        spells ``word`` outside ``header`` (``path`` an includer at ``level``). Kept per
+        level: an answer cut off by ``MAX_INCLUDER_LEVELS`` deep in one header's chain is
+        no answer for a header the same includer includes directly. A cycle ends at the
+        bound, unanswered, as its headers name no wave."""
+        key = (path, level, header, word)
+        found = answers.get(key)
         if found is None:
             if path not in names:
                 names[path] = includer_knows_wave64(read_bytes(Path(path)), path, options)
             found = names[path]
-            if not found and level < MAX_INCLUDER_LEVELS and path.endswith(HEADER_SUFFIXES):
-                ups = compiled_includers(path, includes, options.include_dirs)
-                found = bool(ups) and all(answered(u, level + 1) for u in ups)
-            answers[(path, level)] = found
+            if not found and path.endswith(HEADER_SUFFIXES):
+                if level < MAX_INCLUDER_LEVELS:
+                    ups = compiled_includers(path, includes, options.include_dirs)
+                    found = bool(ups) and all(answered(u, level + 1, header, word) for u in ups)
+            elif not found and word:
+                found = not spelled_in_compile(path, word, header, includes, options.include_dirs)
+            answers[key] = found
         return found
 
-    moot: set[str] = set()
-    for header in deferred:
+    moot: dict[str, set[tuple[int, int]]] = {}
+    for header, entries in deferred.items():
         includers = compiled_includers(header, includes, options.include_dirs)
+        if not includers:
+            continue
         try:
-            if includers and all(answered(p, 1) for p in includers):
-                moot.add(header)
+            for word in {name for _, _, name in entries}:
+                if word and len(re.findall(rb"\b%s\b" % re.escape(word.encode()), read_bytes(Path(header)))) != 1:
+                    word_used = ""  # the header uses its constant itself: only the wave answers
+                else:
+                    word_used = word
+                if all(answered(p, 1, header, word_used) for p in includers):
+                    moot.setdefault(header, set()).update((line, col) for line, col, name in entries if name == word)
         except OSError:
             continue  # an includer gone since: judged as it is
     if moot:
         report.findings = [f for f in report.findings
-                           if f.path not in moot or (f.line, f.col) not in deferred[f.path]]
+                           if f.path not in moot or (f.line, f.col) not in moot[f.path]]
 
 
 def exit_status(report: Report, fail_on: Severity | None) -> int:

@@ -870,7 +870,7 @@ def test_a_headers_warp_size_of_32_is_its_includers_choice_when_they_name_the_wa
     in a header that names no wave itself; its includer pt_binding.cpp also includes
     inference_cuda_layers.h, whose ds_kernel_utils.h gives hw_warp_size AMD's wavefront size.
     Scanned with every includer naming the wave, HP209 goes (the logical warp of one file);
-    alone, or with an includer that does not name it, it stays."""
+    alone, or with an includer that does not name it but spells WARP_SIZE, it stays."""
     from hipport.pipeline import collect, scan_paths
 
     (tmp_path / "utils.h").write_text("#pragma once\n#if defined(__HIP_PLATFORM_AMD__)\n"
@@ -885,8 +885,10 @@ def test_a_headers_warp_size_of_32_is_its_includers_choice_when_they_name_the_wa
 
     assert constants(tmp_path) == []
     assert constants(tmp_path / "context.h") == [("context.h", 2)]
-    (tmp_path / "other.cu").write_text('#include "context.h"\n')
+    (tmp_path / "other.cu").write_text('#include "context.h"\n__global__ void k(int *o) { o[0] = WARP_SIZE; }\n')
     assert constants(tmp_path) == [("context.h", 2)]
+    (tmp_path / "other.cu").write_text('#include "context.h"\n')  # never spells WARP_SIZE
+    assert constants(tmp_path) == []
 
 
 def test_lanes_of_tiles_a_template_sizes_at_most_32_are_the_tiles() -> None:
@@ -938,8 +940,10 @@ def test_a_header_included_only_by_headers_is_answered_by_their_includers(tmp_pa
     """DeepSpeed's csrc/includes/context.h (``#define WARP_SIZE 32``) is included by
     general_kernels.h, a header naming no wave, which the transformer's .cu files include
     beside ds_kernel_utils.h (hw_warp_size = ROCM_WAVEFRONT_SIZE): the header's includers
-    answer through their own includers. A .cu that includes general_kernels.h and names no
-    wave (DeepSpeed's general_kernels.cu) keeps the finding."""
+    answer through their own includers. A .cu that includes general_kernels.h, names no
+    wave and spells WARP_SIZE, itself or in a header its compile reaches, keeps the finding;
+    one that never spells it (DeepSpeed's general_kernels.cu) cannot be changed by its value,
+    unless the header uses the name itself beyond its definition."""
     from hipport.pipeline import collect, scan_paths
 
     (tmp_path / "utils.h").write_text("#pragma once\n#if defined(__HIP_PLATFORM_AMD__)\n"
@@ -955,4 +959,13 @@ def test_a_header_included_only_by_headers_is_answered_by_their_includers(tmp_pa
 
     assert constants() == []
     (tmp_path / "general.cu").write_text('#include "general.h"\n')
+    assert constants() == []  # general.cu never spells WARP_SIZE
+    (tmp_path / "general.cu").write_text('#include "general.h"\n__global__ void k(int *o) { o[0] = WARP_SIZE; }\n')
     assert constants() == [("context.h", 2)]
+    (tmp_path / "general.cu").write_text('#include "general.h"\n#include "tile.h"\n')
+    (tmp_path / "tile.h").write_text("#pragma once\nconstexpr int tile = WARP_SIZE;\n")
+    assert constants() == [("context.h", 2)]  # through a header of its compile
+    (tmp_path / "tile.h").write_text("#pragma once\nconstexpr int tile = 4;\n")
+    assert constants() == []
+    (tmp_path / "context.h").write_text("#pragma once\n#define WARP_SIZE 32\n#define LANES (WARP_SIZE)\n")
+    assert constants() == [("context.h", 2)]  # the header uses it: only the wave answers

@@ -189,3 +189,46 @@ def compiled_includers(header: str, includes: Iterable[tuple[str, Includes]],
                 found.append(includer)
                 break
     return found
+
+
+#: How many files ``spelled_in_compile`` reads for one unit at most: past it, the name counts as spelled.
+MAX_COMPILE_FILES = 400
+
+
+def spelled_in_compile(unit: str, word: str, defining: str, includes: Iterable[tuple[str, Includes]],
+                       include_dirs: Iterable[os.PathLike | str] = ()) -> bool:
+    """Whether ``word`` is spelled (as a whole word) in ``unit`` or in a project file its
+    compile reaches through ``#include "…"``, the header ``defining`` it aside: a unit that
+    never spells a header's ``#define WARP_SIZE 32`` cannot be changed by its value
+    (DeepSpeed's transformer/general_kernels.cu includes context.h through
+    general_kernels.h and uses none of its warp size). A file of the run follows the
+    includes its result recorded as compiled; one outside it (a header found in -I) every
+    include it spells. Unreadable files, and more than ``MAX_COMPILE_FILES``, count as
+    spelling it: the answer may only ever keep a finding."""
+    pattern = re.compile(rb"\b" + re.escape(word.encode()) + rb"\b")
+    recorded = {os.path.normpath(os.path.abspath(p)): items for p, items in includes}
+    known, dirs = set(recorded), tuple(include_dirs)
+    skip = os.path.normpath(os.path.abspath(defining))
+    start = os.path.normpath(os.path.abspath(unit))
+    seen, todo = {start}, [start]
+    while todo:
+        path = todo.pop()
+        if len(seen) > MAX_COMPILE_FILES:
+            return True
+        items = recorded.get(path)
+        if path != skip or items is None:
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except OSError:
+                return True
+            if path != skip and pattern.search(data):
+                return True
+            if items is None:
+                items = own_includes(data, None)
+        for name, compiled in items:
+            target = _found(path, name, dirs, known)
+            if compiled and target is not None and target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return False

@@ -63,7 +63,7 @@ def _report_constant(ctx: Context, where: Node, name: str, value: str) -> None:
         "use a per-architecture value (#if defined(__GFX8__) || defined(__GFX9__) -> 64, else 32) "
         "in device code and hipDeviceAttributeWarpSize on the host",
     ) and header_for_includers(ctx):
-        defer_to_includers(ctx)  # a header's 32: logical when every includer names the wave
+        defer_to_includers(ctx, name)  # a header's 32: logical when every includer names the wave
 
 
 @REGISTRY.visits("preproc_def", "preproc_function_def", codes=(WarpSizeConstant32,))

@@ -62,7 +62,8 @@ class _Known:
         self.headers: list[bytes] | None = None
         self.groups: dict[int, bool] = {}  # function start -> ``logical_group_function``
         self.blocks: dict[int, bool] = {}  # block start -> ``_group_preserving``
-        self.for_includers: list[tuple[int, int]] = []  # (line, col): ``for_wave64_includers``
+        #: (line, col, name): ``for_wave64_includers``; name the constant HP209 found, else ""
+        self.for_includers: list[tuple[int, int, str]] = []
 
 
 def _headers(ctx: Context) -> list[bytes]:
@@ -329,14 +330,16 @@ def header_for_includers(ctx: Context) -> bool:
     return ctx.path.endswith(HEADER_SUFFIXES) and not knows_wave64(ctx)
 
 
-def defer_to_includers(ctx: Context) -> None:
-    """The finding just reported is one ``for_wave64_includers`` leaves to the includers."""
+def defer_to_includers(ctx: Context, name: str = "") -> None:
+    """The finding just reported is one ``for_wave64_includers`` leaves to the includers.
+    ``name``: the warp-size constant it defines (HP209), which an includer that never
+    spells it cannot be changed by (``pipeline._drop_logical_in_wave64_includers``)."""
     finding = ctx.findings[-1]
-    ctx.state(_Known).for_includers.append((finding.line, finding.col))
+    ctx.state(_Known).for_includers.append((finding.line, finding.col, name))
 
 
-def deferred_to_includers(ctx: Context) -> tuple[tuple[int, int], ...]:
-    """(line, col) of the file's findings that hold only if no includer names a 64-lane wave
+def deferred_to_includers(ctx: Context) -> tuple[tuple[int, int, str], ...]:
+    """(line, col, name) of the file's findings that hold only if no includer names a 64-lane wave
     (``pipeline.collect`` drops them when every file including the header does)."""
     known = ctx.states.get(_Known)
     return tuple(known.for_includers) if known is not None else ()
