@@ -99,7 +99,7 @@ class FunctionFacts:
     """What one function body declares and computes."""
 
     vars: dict[str, Var] = field(default_factory=dict)
-    assigned: dict[str, list[Node]] = field(default_factory=dict)  # name -> values assigned
+    assigned: dict[str, list[Node]] = field(default_factory=dict)  # name -> values assigned (= |= &= ^=)
     calls: list[tuple[str, Node]] = field(default_factory=list)  # the needed names only
     binaries: list[Node] = field(default_factory=list)  # those with a needed operator
     device_like: bool = False
@@ -322,7 +322,7 @@ def function_facts(ctx: "Context", func: Node) -> FunctionFacts:
             for var in declared_vars(src, node, in_for):
                 if not _shadowed_by_cuda_branch(ctx, info.vars.get(var.name), var):
                     info.vars[var.name] = var
-        elif t == "assignment_expression" and _text_is(src, node.child_by_field_name("operator"), b"="):
+        elif t == "assignment_expression" and _is_value_assignment(src, node.child_by_field_name("operator")):
             left = node.child_by_field_name("left")
             if left is not None and left.type == "identifier":
                 info.assigned.setdefault(text(src, left), []).append(node.child_by_field_name("right"))
@@ -344,9 +344,14 @@ def function_facts(ctx: "Context", func: Node) -> FunctionFacts:
 _THREAD_BUILTIN_BYTES = frozenset(name.encode() for name in THREAD_BUILTINS)
 
 
-def _text_is(src: bytes, node: Node | None, spelled: bytes) -> bool:
-    """Whether ``node`` is spelled ``spelled`` (compared as bytes: nothing decoded)."""
-    return node is not None and src[node.start_byte:node.end_byte] == spelled
+#: Assignments whose right side's bits end up in the variable: ``m = v``, and the bitwise
+#: ``m |= __ballot_sync(…)`` that accumulates votes (the left keeps the ballot's bits).
+_VALUE_ASSIGNMENTS = frozenset({b"=", b"|=", b"&=", b"^="})
+
+
+def _is_value_assignment(src: bytes, op: Node | None) -> bool:
+    """Whether ``op`` is one of ``_VALUE_ASSIGNMENTS`` (compared as bytes: nothing decoded)."""
+    return op is not None and src[op.start_byte:op.end_byte] in _VALUE_ASSIGNMENTS
 
 
 def _recorded_within(ctx: "Context", node: Node) -> list[Node]:
