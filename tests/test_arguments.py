@@ -70,6 +70,9 @@ SIDE_BY_SIDE = {
     "cudaMalloc3DArray(&a, &desc, extent);": ("hipMalloc3DArray(&a, &desc, extent, 0);",) * 2,
     "cudaMalloc3DArray(&a, &desc, extent, cudaArrayLayered);": (
         "hipMalloc3DArray(&a, &desc, extent, hipArrayLayered);",) * 2,
+    # CUDA 13's cuCtxCreate (_v4) has a create-parameters argument; the samples pass NULL
+    "cuCtxCreate(&ctx, NULL, 0, dev);": ("hipCtxCreate(&ctx, 0, dev);",) * 2,
+    "cuCtxCreate(&ctx, 0, dev);": ("hipCtxCreate(&ctx, 0, dev);",) * 2,
 }
 
 
@@ -87,6 +90,14 @@ def test_a_callback_argument_is_a_finding_not_dropped() -> None:
     for options in (V63, V721):
         out, found = conv(src, options)
         assert out == "hipModuleOccupancyMaxPotentialBlockSize(&g, &b, f, smemFor, 0, 0);"
+        assert ("HP116", 1) in found
+
+
+def test_cuda_13_context_create_parameters_are_a_finding_not_dropped() -> None:
+    src = "cuCtxCreate(&ctx, &params, 0, dev);"
+    for options in (V63, V721):
+        out, found = conv(src, options)
+        assert out == "hipCtxCreate(&ctx, &params, 0, dev);"
         assert ("HP116", 1) in found
 
 
