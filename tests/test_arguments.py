@@ -101,6 +101,27 @@ def test_cuda_13_context_create_parameters_are_a_finding_not_dropped() -> None:
         assert ("HP116", 1) in found
 
 
+def test_cuda_13_location_prefetch_and_advice_are_the_v2_calls_from_7_1() -> None:
+    decl = "cudaMemLocation loc = {};\n"
+    calls = ("cudaMemPrefetchAsync(p, n, loc, 0, s);", "cudaMemAdvise(p, n, cudaMemAdviseSetAccessedBy, loc);")
+    for call, v2 in zip(calls, ("hipMemPrefetchAsync_v2(p, n, loc, 0, s);",
+                                "hipMemAdvise_v2(p, n, hipMemAdviseSetAccessedBy, loc);")):
+        out, found = conv(decl + call, V721)
+        assert out.splitlines()[1] == v2
+        assert [c for c, _ in found if c in ("HP107", "HP116")] == []
+        # the 6.2 headers have no _v2: the name is renamed as before and HP107 stays
+        out, found = conv(decl + call, V63)
+        assert "_v2" not in out
+        assert ("HP107", 2) in found
+
+
+def test_a_device_ordinal_or_an_unknown_location_keeps_the_plain_call() -> None:
+    for src in ("cudaMemPrefetchAsync(p, n, device, s);", "cudaMemPrefetchAsync(p, n, where(), 0, s);"):
+        out, found = conv(src, V721)
+        assert out.startswith("hipMemPrefetchAsync(")
+        assert ("HP107", 1) in found
+
+
 def test_roc_size_t_out_parameter_is_a_finding() -> None:
     src = "cusparseScsrsv2_bufferSize(h, op, m, nnz, descr, val, rowPtr, colInd, info, &size);"
     out, found = conv(src, ROC721)

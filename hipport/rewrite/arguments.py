@@ -30,11 +30,13 @@ from hipport.rewrite.roc_types import RocFile, defer_call, library_of
 from hipport.names import NAME_NODES, in_tables, resolution_for, target_for
 from hipport.rules import moot_where_provided
 from hipport.rules.api.conversion import ARGUMENT_REWRITE, ROC_ARGUMENTS
+from hipport.rules.api.signatures import SignatureDiffersForCuda
 
 
 TRANSFORMS = frozenset({
     "reinterpret_cast", "HIP_SYMBOL", "add_const_argument", "add_var_argument", "remove_argument",
-    "move_argument", "replace_argument_with_const", "reinterpret_cast_size_t", "cast", "require_null"})
+    "move_argument", "replace_argument_with_const", "reinterpret_cast_size_t", "cast", "require_null",
+    "rename_call"})
 DECISIONS = frozenset({"apply", "report", "elsewhere"})
 _NULL_RE = re.compile(r"^(?:\(\s*\w+\s*\)\s*)?(?:0|0L|NULL|nullptr)$")
 _ALREADY_CAST = ("reinterpret_cast<constvoid*>", "(constvoid*)", "(void*)", "reinterpret_cast<void*>")
@@ -59,6 +61,7 @@ class ArgRewrite:
     rocm_until: tuple[int, ...] | None = None
     when_argument: re.Pattern[str] | None = None
     fine: re.Pattern[str] | None = None
+    when_type: re.Pattern[str] | None = None
 
     def in_release(self, rocm: tuple[int, ...]) -> bool:
         """Whether the target release is in ``[rocm_from, rocm_until)``."""
@@ -86,7 +89,8 @@ def rewrites() -> dict[str, tuple[ArgRewrite, ...]]:
                 item.get("moved_to"), item.get("when_target"), item.get("when_arguments"),
                 item.get("only_if"), item["decision"], item["reason"],
                 _release(item.get("rocm_from")), _release(item.get("rocm_until")),
-                _regex(item.get("when_argument")), _regex(item.get("fine"))))
+                _regex(item.get("when_argument")), _regex(item.get("fine")),
+                _regex(item.get("when_type"))))
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -106,11 +110,13 @@ def has_rewrites(name: str) -> bool:
 class _Arguments:
     """Per file: each rewritten call's argument count after the rewrite (None: reported,
     so HP119 stays quiet), the argument text replaced or removed (start, end, the edit that
-    did it) whose identifier renames go, and the declared types (None until a cast asks)."""
+    did it) whose identifier renames go, the declared types (None until a cast asks), and
+    the function names ``rename_call`` replaced, whose HP107 the new name answers."""
 
     after: dict[int, int | None] = field(default_factory=dict)
     superseded: list[tuple[int, int, Edit]] = field(default_factory=list)
     declared_types: dict[str, str | None] | None = None
+    renamed: list[tuple[int, int]] = field(default_factory=list)
 
 
 @REGISTRY.visits("call_expression", names=has_rewrites)
@@ -133,7 +139,8 @@ def rewrite_arguments(node: Node, ctx: Context) -> None:
             and (r.when_target is None or r.when_target == res.target)
             and (r.when_arguments is None or r.when_arguments == len(argv))
             and r.in_release(rocm)
-            and (r.when_argument is None or (r.arg < len(argv) and r.when_argument.fullmatch(ctx.text(argv[r.arg]))))]
+            and (r.when_argument is None or (r.arg < len(argv) and r.when_argument.fullmatch(ctx.text(argv[r.arg]))))
+            and (r.when_type is None or (r.arg < len(argv) and _fits(ctx, argv[r.arg], r.when_type)))]
     edits: list[Edit] = []
     superseded: list[tuple[int, int, Edit]] = []
     problems: list[ArgRewrite] = []
@@ -294,6 +301,13 @@ def _plan(ctx: Context, args: Node, argv: list[Node], r: ArgRewrite, edits: list
         assert a is not None and r.moved_to is not None and r.moved_to < n
         dest = argv[r.moved_to]
         replace(dest.start_byte, dest.end_byte, _rendered(ctx, a))
+    elif t == "rename_call":
+        # the call is written against a signature the target has under another name (CUDA
+        # 13's cudaMemPrefetchAsync with a cudaMemLocation is HIP 7.1's hipMemPrefetchAsync_v2)
+        fn = args.parent.child_by_field_name("function") if args.parent is not None else None
+        assert fn is not None and r.value is not None
+        replace(fn.start_byte, fn.end_byte, r.value)
+        ctx.state(_Arguments).renamed.append((fn.start_byte, fn.end_byte))
     elif t == "add_var_argument":
         assert a is not None and r.moved_to is not None
         text = _rendered(ctx, a)
@@ -332,6 +346,10 @@ def drop_superseded(ctx: Context) -> None:
     moot = moot_where_provided()
     ctx.findings[:] = [f for f in ctx.findings if f.code not in moot
                        or not any(a <= (f.line, f.col) and (f.end_line, f.end_col) <= b for a, b in spans)]
+    # A call renamed to the HIP function of its signature no longer follows the older one.
+    renamed = [(ctx.position(s), ctx.position(t)) for s, t in state.renamed]
+    ctx.findings[:] = [f for f in ctx.findings if f.code != SignatureDiffersForCuda.code
+                       or not any(a <= (f.line, f.col) and (f.end_line, f.end_col) <= b for a, b in renamed)]
 
 
 def _value(ctx: Context, r: ArgRewrite) -> str:
