@@ -469,7 +469,7 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
     uses none of its WARP_SIZE), provided the header spells the name only once, in its
     definition. A header no file of the run includes keeps them, and so does one on an
     include cycle."""
-    from hipport.rules.warp.logical import includer_knows_wave64
+    from hipport.rules.warp.logical import UNLESS_INCLUDED, includer_knows_wave64
 
     names: dict[str, bool] = {}
     answers: dict[tuple[str, int, str, str], bool] = {}
@@ -498,8 +498,10 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
     moot: dict[str, set[tuple[int, int]]] = {}
     for header, entries in deferred.items():
         includers = compiled_includers(header, includes, options.include_dirs)
-        if not includers:
+        if not includers:  # a template of a source no file includes: never instantiated
+            moot[header] = {(line, col) for line, col, name in entries if name == UNLESS_INCLUDED}
             continue
+        entries = {e for e in entries if e[2] != UNLESS_INCLUDED}  # included: its includers may instantiate it
         try:
             for word in {name for _, _, name in entries}:
                 if word and len(re.findall(rb"\b%s\b" % re.escape(word.encode()), read_bytes(Path(header)))) != 1:

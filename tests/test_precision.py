@@ -936,6 +936,47 @@ def test_lanes_of_tiles_a_template_sizes_at_most_32_are_the_tiles() -> None:
     assert lanes(kernel + launch + "auto *f = &attn_softmax;\n") == [6, 7]
 
 
+def test_lanes_in_a_template_no_file_instantiates_are_no_finding(tmp_path: Path) -> None:
+    """DeepSpeed 0.19.8 transformer/softmax_kernels.cu (built for ROCm) defines the template
+    ``softmax_backward_kernel`` (``int lane = id & 0x1f``) and never names it again: its
+    launchers call ``softmax_backward_kernel_v2``. A template defined in a .cu is seen by no
+    other unit, so no HIP build instantiates it. Launched, defined in a header (its includers
+    instantiate it), or in a .cu another file of the run includes, it keeps HP204."""
+    from hipport.pipeline import collect, scan_paths
+
+    kernel = ("template <typename T, int tbSize>\n"
+              "__global__ void softmax_backward_kernel(T *out_grad) {\n"
+              "  __shared__ float partialSum[32];\n"
+              "  cg::thread_block b = cg::this_thread_block();\n"
+              "  cg::thread_block_tile<tbSize> g = cg::tiled_partition<tbSize>(b);\n"
+              "  int id = threadIdx.x;\n"
+              "  int wid = id >> 5;\n"
+              "  int lane = id & 0x1f;\n"
+              "  float sum = out_grad[id];\n"
+              "  for (int i = 1; i < tbSize; i *= 2) sum += g.shfl_xor(sum, i);\n"
+              "  if (lane == 0) partialSum[wid] = sum;\n"
+              "  b.sync();\n"
+              "  out_grad[id] = partialSum[lane];\n"
+              "}\n"
+              "__global__ void softmax_backward_kernel_v2(float *out_grad) { out_grad[threadIdx.x] = 0; }\n"
+              "void launch(float *v) { softmax_backward_kernel_v2<<<1, 256>>>(v); }\n")
+
+    def lanes(**files: str) -> list[tuple[str, int]]:
+        for f in tmp_path.iterdir():
+            f.unlink()
+        for name, text in files.items():
+            (tmp_path / name.replace("_", ".")).write_text(text)
+        opts = Options(jobs=1)
+        return sorted((Path(f.path).name, f.line) for f in collect(scan_paths([tmp_path], opts), opts, "scan").findings
+                      if f.code == "HP204")
+
+    assert lanes(softmax_cu=kernel) == []
+    launched = kernel + "void more(float *v) { softmax_backward_kernel<float, 64><<<1, 256>>>(v); }\n"
+    assert lanes(softmax_cu=launched) == [("softmax.cu", 7), ("softmax.cu", 8)]
+    assert lanes(softmax_cuh=kernel) == [("softmax.cuh", 7), ("softmax.cuh", 8)]
+    assert lanes(softmax_cu=kernel, all_cu='#include "softmax.cu"\n') == [("softmax.cu", 7), ("softmax.cu", 8)]
+
+
 def test_a_header_included_only_by_headers_is_answered_by_their_includers(tmp_path: Path) -> None:
     """DeepSpeed's csrc/includes/context.h (``#define WARP_SIZE 32``) is included by
     general_kernels.h, a header naming no wave, which the transformer's .cu files include

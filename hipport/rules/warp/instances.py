@@ -88,3 +88,24 @@ def uses(ctx: Context, func: Node) -> list[dict[str, int | None]] | None:
         given.pop(None, None)
         found.append(given)
     return found
+
+
+def never_instantiated(ctx: Context, func: Node | None) -> bool:
+    """``func`` is a function template defined in a source file (not a header) that names it
+    nowhere else, not even in a comment, a ``#define`` body or an explicit instantiation:
+    no unit but this one sees the definition, so no HIP build instantiates it, and its code
+    never runs (DeepSpeed 0.19.8 transformer/softmax_kernels.cu ``softmax_backward_kernel``,
+    whose launchers all call ``softmax_backward_kernel_v2``). A header's template is another
+    file's to instantiate; a source another file of the run includes is judged there
+    (``logical.UNLESS_INCLUDED``, ``pipeline.collect``)."""
+    if func is None or ctx.path.endswith(HEADER_SUFFIXES):
+        return False
+    template = func.parent
+    declarator = function_declarator(func)
+    target = declarator.child_by_field_name("declarator") if declarator is not None else None
+    if template is None or template.type != "template_declaration" or target is None \
+            or target.type != "identifier":
+        return False
+    word = re.compile(rb"\b" + re.escape(ctx.text(target).encode()) + rb"\b")
+    return not any(m.start() < template.start_byte or m.start() >= template.end_byte
+                   for m in word.finditer(ctx.src))

@@ -10,8 +10,9 @@ from hipport.findings import Effort, Severity
 from hipport.parse import Node, find_all, text
 from hipport.rules import REGISTRY
 from hipport.rules.warp.functions import function_check, may_be_device_like
+from hipport.rules.warp.instances import never_instantiated
 from hipport.rules.warp.logical import (
-    defer_to_includers, for_wave64_includers, logical_group_block, logical_group_function,
+    UNLESS_INCLUDED, defer_to_includers, for_wave64_includers, logical_group_block, logical_group_function,
 )
 from hipport.rules.warp.scope import LANE_OPERANDS, Scope
 from hipport.rules.warp.syntax import int_value, strip
@@ -40,7 +41,9 @@ class LaneArithmetic32:
     pointer, or given a run-time value such as `prop.warpSize / 2`, which is 32 on a wave
     of 64) keeps the finding: hipport cannot tell. In a header that names no wave itself, a function without shuffles is
     left to the files that include it: when every one of the run that compiles the include
-    names the 64, the finding is dropped.
+    names the 64, the finding is dropped. Nor in a function template a source file defines
+    and never names again (no unit instantiates it), unless another file of the run
+    includes that source.
 
     ## Example
     ```cuda
@@ -86,8 +89,8 @@ def check_lane_arithmetic(ctx: Context, scope: Scope) -> None:
     for node in scope.info.binaries:
         op = scope.lane_op(node)
         if op and op.startswith(("<", ">=")):
-            ctx.report(
-                LaneArithmetic32, node,
+            _report(
+                ctx, node,
                 f"`{ctx.text(node)}` takes the first 32 threads as one warp for warp-level work; "
                 "a wave on CDNA has 64",
                 "test `threadIdx.x < warpSize` (and size the work for warpSize lanes)",
@@ -99,8 +102,8 @@ def check_lane_arithmetic(ctx: Context, scope: Scope) -> None:
                    or logical_group_block(ctx, node, func)):
             continue  # the 32-lane group of a wave64-aware project (logical.py)
         if op:
-            if ctx.report(
-                LaneArithmetic32, node,
+            if _report(
+                ctx, node,
                 f"`{ctx.text(node)}` computes a lane/warp index with `{op}` for 32-lane warps; "
                 "a wave on CDNA has 64",
                 "use `warpSize` (e.g. `% warpSize`, `/ warpSize`) or a per-architecture WARP_SIZE",
@@ -112,11 +115,21 @@ def check_lane_arithmetic(ctx: Context, scope: Scope) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         one = int_value(src, left) if left is not None else None
         if one and one[0] == 1 and "l" not in one[1] and right is not None and scope.is_lane(right):
-            ctx.report(
-                LaneArithmetic32, node,
+            _report(
+                ctx, node,
                 f"`{ctx.text(node)}` is a 32-bit lane bit; lanes 32-63 of a 64-lane wave overflow it",
                 "use `1ull << lane` and a 64-bit mask variable",
             )
+
+
+def _report(ctx: Context, node: Node, message: str, fix: str) -> bool:
+    """Report HP204 at ``node``; in a template no HIP build instantiates (``never_instantiated``)
+    it holds only where another file of the run includes this one."""
+    if not ctx.report(LaneArithmetic32, node, message, fix):
+        return False
+    if never_instantiated(ctx, facts.enclosing_function(ctx, node)):
+        defer_to_includers(ctx, UNLESS_INCLUDED)
+    return True
 
 
 #: What makes a function warp-level code: then a ``/ 32`` of its index is a warp id.

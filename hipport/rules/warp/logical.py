@@ -330,10 +330,16 @@ def header_for_includers(ctx: Context) -> bool:
     return ctx.path.endswith(HEADER_SUFFIXES) and not knows_wave64(ctx)
 
 
+#: The name of a deferred finding that holds only where another file of the run includes its
+#: file (``instances.never_instantiated``): with none, ``pipeline.collect`` drops it.
+UNLESS_INCLUDED = "<unless included>"
+
+
 def defer_to_includers(ctx: Context, name: str = "") -> None:
     """The finding just reported is one ``for_wave64_includers`` leaves to the includers.
     ``name``: the warp-size constant it defines (HP209), which an includer that never
-    spells it cannot be changed by (``pipeline._drop_logical_in_wave64_includers``)."""
+    spells it cannot be changed by (``pipeline._drop_logical_in_wave64_includers``), or
+    ``UNLESS_INCLUDED``."""
     finding = ctx.findings[-1]
     ctx.state(_Known).for_includers.append((finding.line, finding.col, name))
 
