@@ -23,9 +23,14 @@ HERE = Path(__file__).resolve().parent.parent / "tests" / "precision"
 PROJECTS: dict[str, dict] = {
     "llama.cpp": {"hip_guards": ("GGML_USE_HIP",)},  # ggml-cuda: ported, its HIP build defines it
     "cub": {"hip_guards": ()},  # NVIDIA CUB: CUDA-only, scanned as it is
-    # DeepSpeed: ported by __HIP_PLATFORM_AMD__ branches (built in); its op builders pass -I
-    # csrc/includes and the op's includes/ (op_builder/transformer_inference.py include_paths)
-    "deepspeed": {"hip_guards": (), "include_dirs": ("includes",)},
+    # DeepSpeed: ported by __HIP_PLATFORM_AMD__ branches, named as its HIP build's guard; its op
+    # builders pass -I csrc/includes and the op's includes/ (op_builder/transformer_inference.py
+    # include_paths) and, on ROCm, the -D/-U of op_builder/builder.py (a gfx942 wave of 64, ROCm 7.2)
+    "deepspeed": {"hip_guards": ("__HIP_PLATFORM_AMD__",), "include_dirs": ("includes",),
+                  "defines": ("ROCM_WAVEFRONT_SIZE=64", "ROCM_VERSION_MAJOR=7", "ROCM_VERSION_MINOR=2",
+                              "BF16_AVAILABLE"),
+                  "undefines": ("__HIP_NO_HALF_OPERATORS__", "__HIP_NO_HALF_CONVERSIONS__",
+                                "__HIP_NO_HALF2_OPERATORS__")},
     "vllm": {"hip_guards": ("USE_ROCM",)},  # vLLM csrc: its HIP build defines USE_ROCM, named
 }
 
@@ -72,8 +77,10 @@ def measure(project: str) -> Measure:
     from hipport.pipeline import collect, scan_paths
 
     root = HERE / project
-    opts = Options(jobs=1, hip_guards=DEFAULT_HIP_GUARDS + PROJECTS[project]["hip_guards"],
-                   include_dirs=tuple(root / d for d in PROJECTS[project].get("include_dirs", ())))
+    how = PROJECTS[project]
+    opts = Options(jobs=1, hip_guards=DEFAULT_HIP_GUARDS + how["hip_guards"],
+                   include_dirs=tuple(root / d for d in how.get("include_dirs", ())),
+                   defines=how.get("defines", ()), undefines=how.get("undefines", ()))
     m = Measure(project, read_labels(HERE / f"{project}.labels"))
     # through collect, as scan reports: it drops the findings of CUDA-build-only headers
     for f in collect(scan_paths([root], opts), opts, "scan", with_rules=False).findings:
