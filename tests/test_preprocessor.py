@@ -269,6 +269,25 @@ def test_the_places_an_include_tried_first_are_noted_as_absent_replayed_or_not(t
             str(tmp_path / "inc" / "common.cuh"), str(tmp_path / "src" / "mid.cuh")}
 
 
+def test_a_header_is_replayed_only_for_files_whose_include_search_is_the_same(tmp_path: Path) -> None:
+    """A/h.cuh's ``#include "cfg.h"`` is looked for beside it, then in the first file's
+    folder: B1/k.cu finds B1/cfg.h, B2/k.cu B2/cfg.h (``#define NARROW``). The memo replayed
+    what h.cuh did for B1 when B2 came second, so B2's ``#ifndef NARROW`` branch was "maybe"
+    or never compiled depending on which file the process met first."""
+    from hipport.preprocessor import branches
+
+    for d, body in (("A", '#pragma once\n#include "cfg.h"\n'), ("B1", "#define WIDE 1\n"),
+                    ("B2", "#define NARROW 1\n")):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / ("h.cuh" if d == "A" else "cfg.h")).write_text(body)
+    src = '#include "../A/h.cuh"\n#ifndef NARROW\nw\n#endif\n'
+    branches._MEMO.clear()
+    assert never_lines(src, build(), path=str(tmp_path / "B2" / "k.cu")) == [3]
+    branches._MEMO.clear()
+    assert never_lines(src, build(), path=str(tmp_path / "B1" / "k.cu")) == []
+    assert never_lines(src, build(), path=str(tmp_path / "B2" / "k.cu")) == [3]
+
+
 def test_a_memo_entry_matches_on_equal_states_identical_or_not():
     """``_reads_match`` (the header memo's test) tells a state by identity first, then by
     equality: an equal Macro built anew matches, another body or an absent name does not,

@@ -386,7 +386,7 @@ class _Pass:
                stamp: tuple[int, int], active: int | None, depth: int) -> None:
         """Process a header, or replay what it did last time the macros it reads were the same."""
         macros = self.macros
-        memo_key = (key, stamp, active, self.include_dirs)  # -I decides what its includes are
+        memo_key = (key, stamp, active, self.top_dir, self.include_dirs)  # both decide what its includes are
         recording = bool(macros.recorders)  # inside another header's recording: its reads must be seen
         for reads, writes, dependent in _MEMO.get(memo_key, ()):
             if _reads_match(macros, reads, recording):
@@ -435,8 +435,9 @@ def _gap_set(body: str) -> frozenset[int]:
     return frozenset(int(g) for g in body.split(","))
 
 
-#: (header path, its mtime and size, activity) -> what processing it read and wrote, per distinct set of reads.
-_MEMO: dict[tuple[str, tuple[int, int], int | None, tuple[Path, ...]], list[tuple[tuple, tuple, bool]]] = {}
+#: (header, its mtime and size, activity, the folders its includes are looked for in after its
+#: own: the first file's and -I) -> what processing it read and wrote, per distinct set of reads.
+_MEMO: dict[tuple[str, tuple[int, int], int | None, Path | None, tuple[Path, ...]], list[tuple]] = {}
 MEMO_PER_HEADER = 32
 #: The pseudo-macro that records a header as included (so the memo sees it as a read).
 _SEEN = "#include "
