@@ -115,6 +115,26 @@ def test_cuda_13_location_prefetch_and_advice_are_the_v2_calls_from_7_1() -> Non
         assert ("HP107", 2) in found
 
 
+@pytest.mark.parametrize("src, hip", [
+    ("cudaMemPrefetchAsync_v2(p, n, loc, 0, s);", "hipMemPrefetchAsync_v2(p, n, loc, 0, s);"),
+    ("cuMemPrefetchAsync_v2(d, n, loc, 0, s);", "hipMemPrefetchAsync_v2(d, n, loc, 0, s);"),
+    ("cudaMemAdvise_v2(p, n, cudaMemAdviseSetReadMostly, loc);",
+     "hipMemAdvise_v2(p, n, hipMemAdviseSetReadMostly, loc);"),
+    ("cuMemAdvise_v2(d, n, CU_MEM_ADVISE_SET_READ_MOSTLY, loc);",
+     "hipMemAdvise_v2(d, n, hipMemAdviseSetReadMostly, loc);"),
+])
+def test_cuda_12_v2_prefetch_and_advice_names_map_from_7_1(src: str, hip: str) -> None:
+    # CUDA 12.2's explicit *_v2 spellings: HIP 7.1 has the same signatures, HIP 6.2 none
+    out, found = conv(src, V721)
+    assert out == hip
+    assert [c for c, _ in found if c in ("HP101", "HP107")] == []
+    # on 6.3 the name stays and is reported (the managed-memory note HP316 takes the first
+    # managed call's place, so one comes first)
+    out, found = conv("cudaMallocManaged(&p, n);\n" + src, V63)
+    assert out.splitlines()[1].startswith(src.split("(")[0] + "(")
+    assert ("HP101", 2) in found
+
+
 def test_a_device_ordinal_or_an_unknown_location_keeps_the_plain_call() -> None:
     for src in ("cudaMemPrefetchAsync(p, n, device, s);", "cudaMemPrefetchAsync(p, n, where(), 0, s);"):
         out, found = conv(src, V721)

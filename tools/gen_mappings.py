@@ -384,7 +384,7 @@ def attach_spans(rows_by: dict[str, dict[str, dict[str, object]]],
                 if ov is not None:
                     raise TableError(f"timeline.toml: {name}: both editions agree, nothing to switch")
                 continue
-            if row["hip"] is None:
+            if row["hip"] is None and not renamed:
                 raise TableError(f"{name}: only the older edition names it ({old_hip}); not modelled")
             switch = ov.at if ov is not None else default_switch(row, synced)
             if switch is None:
