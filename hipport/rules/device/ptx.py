@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 from hipport import facts
 from hipport.findings import Effort, Severity
 from hipport.parse import Node, text
+from hipport.registry import any_bytes_of
 from hipport.rules import REGISTRY, SaysWhatItIs
+from hipport.rules.device.common import func_key, once
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -41,7 +43,9 @@ class InlinePtx(SaysWhatItIs):
     `__threadfence()`), rocWMMA or `__builtin_amdgcn_mfma_*` for `mma.sync`, plain
     global→shared copies for `cp.async`; or keep the PTX under `#ifndef __HIP_PLATFORM_AMD__`
     and add an AMD branch. An empty `asm volatile("" ::: "memory")` barrier is portable and
-    not reported.
+    not reported. A call of libcu++'s `cuda::ptx::` wrappers (`cuda::ptx::mbarrier_arrive_expect_tx`,
+    `cuda::ptx::cp_async_bulk`) is one PTX instruction each: reported at the first such call of
+    each function.
     """
 
     code = "HP301"
@@ -193,3 +197,19 @@ def _asm(node: Node, ctx: "Context") -> None:
     template = _asm_template(ctx.src, node)
     if template is not None:
         _report_ptx(ctx, node, template)
+
+
+@REGISTRY.visits("call_expression", source=any_bytes_of(b"cuda::ptx::"), codes=(InlinePtx,))
+def _cuda_ptx_call(node: Node, ctx: "Context") -> None:
+    """``cuda::ptx::mbarrier_arrive_expect_tx(…)``: libcu++ spells one PTX instruction per
+    function, so the call is inline PTX under another name (the blind recall corpus's
+    second batch: only the ``#include <cuda/ptx>`` was reported, as a libcu++ header)."""
+    fn = node.child_by_field_name("function")
+    if fn is None or fn.type != "qualified_identifier":
+        return
+    name = "".join(ctx.text(fn).split()).removeprefix("::")  # ::cuda::ptx::get_sreg_laneid(), as CCCL spells it
+    if not name.startswith("cuda::ptx::"):
+        return
+    once(ctx, f"cuda-ptx:{func_key(ctx, node)}", InlinePtx, node,
+         f"`{name}` is a PTX instruction (libcu++'s cuda::ptx wrappers): AMD GPUs do not run PTX",
+         "rewrite with HIP intrinsics, or keep it under #ifndef __HIP_PLATFORM_AMD__ and add an AMD path")
