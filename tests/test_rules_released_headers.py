@@ -576,3 +576,16 @@ def test_a_stand_in_under_a_test_of_another_macro_that_starts_like_a_hip_one_is_
     assert stand_ins(body.format("USE_ROCM_SMI")) == [3]
     assert stand_ins(body.format("MY__HIPCC__X")) == [3]
     assert stand_ins(body.format("USE_ROCM")) == []
+
+
+def test_grid_constant_is_dropped_from_kernel_parameters():
+    """cuda-samples LargeKernelParameter: `__grid_constant__ const param_t p` was 'unknown
+    type name' against the 6.2 and 7.1 headers, unpredicted (HP343 now, fixed)."""
+    src = ("struct P { int a[4]; };\n"
+           "__global__ void k(__grid_constant__ const P p, int* out) { *out = p.a[0]; }\n"
+           "__global__ void k2(const __grid_constant__ P p) {}\n")
+    for rocm in ("6.3", "7.2.1"):
+        out, findings, _ = transform(src.encode(), "t.cu", Options(rocm=parse_version(rocm), apply_fixes=True))
+        assert out.decode().splitlines()[-2:] == [
+            "__global__ void k(const P p, int* out) { *out = p.a[0]; }", "__global__ void k2(const P p) {}"]
+        assert [(f.code, f.line) for f in findings if f.code == "HP343"] == [("HP343", 2), ("HP343", 3)]

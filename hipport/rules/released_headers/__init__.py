@@ -14,6 +14,6 @@ from __future__ import annotations
 from hipport.rules.released_headers import (  # noqa: F401  (registration order)
     masks, images, void_pointers, device_functions, pasting, headers, overloads, vector_operators,
     struct_tags, register_flags, device_pointer, object_handles, unknown_names,
-    tile_shuffles, members, dialect, stand_ins,
+    tile_shuffles, members, dialect, qualifiers, stand_ins,
     host,
 )
