@@ -40,6 +40,21 @@ def test_pointer_arithmetic_on_half_pointers_is_not_a_half_operator() -> None:
     assert codes_on(src, "HP311") == [5]  # the element product, not the address sums
 
 
+def test_half_operators_kept_by_the_build_are_no_finding() -> None:
+    """DeepSpeed's op builder passes -U__HIP_NO_HALF_OPERATORS__ -U__HIP_NO_HALF2_OPERATORS__
+    on ROCm (op_builder/builder.py nvcc_args), so normalize_kernels.cu's ``vals_arr[i] * …`` on
+    __half2 values compiles: HP311 is for builds that take the operators away. A bfloat16
+    value keeps it unless __HIP_NO_BFLOAT16_OPERATORS__ is undefined too."""
+    half = ('#include <cuda_fp16.h>\n__global__ void k(__half2 *v, __half2 g) {\n'
+            '  __half2 x = v[0];\n  v[1] = x * g;\n}\n')
+    bf16 = half.replace("cuda_fp16", "cuda_bf16").replace("__half2", "__nv_bfloat16")
+    kept = Options(undefines=("__HIP_NO_HALF_OPERATORS__",))
+    assert codes_on(half, "HP311") == [4] and codes_on(bf16, "HP311") == [4]
+    assert codes_on(half, "HP311", options=kept) == [] and codes_on(bf16, "HP311", options=kept) == [4]
+    both = Options(undefines=("__HIP_NO_HALF_OPERATORS__", "__HIP_NO_BFLOAT16_OPERATORS__"))
+    assert codes_on(bf16, "HP311", options=both) == []
+
+
 def test_bit_twiddling_of_a_loaded_word_is_not_lane_arithmetic() -> None:
     src = ('__device__ int get_int(const int *p, int i);\n'
            '__global__ void k(const int *q, int *out) {\n'

@@ -62,7 +62,10 @@ class HalfOperators(SaysWhatItIs):
 
     ## Why
     HIP defines these operators, but builds that define `__HIP_NO_HALF_OPERATORS__` or
-    `__HIP_NO_BFLOAT16_OPERATORS__` (PyTorch extension builds do) reject them.
+    `__HIP_NO_BFLOAT16_OPERATORS__` (PyTorch extension builds do) reject them. Not reported
+    on a `__half` value when the build undefines `__HIP_NO_HALF_OPERATORS__` (`-U`, as
+    DeepSpeed's op builder does on ROCm), nor on a bfloat16 one when it undefines
+    `__HIP_NO_BFLOAT16_OPERATORS__`.
 
     ## Example
     ```cuda
@@ -87,6 +90,9 @@ _FP8_RE = re.compile(r"^__nv_(?:fp8\w*|cvt_\w*fp8\w*)$")
 _OCP_FP8_API = (7, 0, 0)
 _HALF_TYPES = {"half", "__half", "half2", "__half2", "__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162",
                "nv_bfloat162"}
+#: The macro that takes each type's operators away (amd_hip_fp16.h, amd_hip_bf16.h).
+_NO_OPERATORS = {t: "__HIP_NO_BFLOAT16_OPERATORS__" if "bfloat" in t else "__HIP_NO_HALF_OPERATORS__"
+                 for t in _HALF_TYPES}
 
 
 @REGISTRY.visits("identifier", "type_identifier", "field_identifier", names=lambda name: bool(_FP8_RE.match(name)),
@@ -123,6 +129,8 @@ class HalfValues:
 
     values: set[tuple[int, str]] = field(default_factory=set)
     pointers: set[tuple[int, str]] = field(default_factory=set)
+    #: the macro that would take the operators of each one's type away (``_NO_OPERATORS``)
+    guard: dict[tuple[int, str], str] = field(default_factory=dict)
 
 
 @recorder(b"half", b"bfloat16", codes=(HalfOperators,))
@@ -132,6 +140,7 @@ def _half_decl(decl: Declaration) -> None:
     st, key = decl.ctx.state(HalfValues), decl.function_key
     for n, indirect in declared_names_and_indirection(decl.node):
         (st.pointers if indirect else st.values).add((key, text(decl.ctx.src, n)))
+        st.guard[key, text(decl.ctx.src, n)] = _NO_OPERATORS[decl.last_type_part]
 
 
 @REGISTRY.visits("binary_expression", "assignment_expression", source=any_bytes_of(b"half", b"bfloat16"),
@@ -148,6 +157,8 @@ def _operator(node: Node, ctx: "Context") -> None:
         name = operand_name(ctx.src, side)
         element = side is not None and side.type == "subscript_expression"  # p[i]: a value
         if name is not None and ((key, name) in st.values or (element and (key, name) in st.pointers)):
+            if st.guard[key, name] in ctx.options.undefines:
+                return  # the build keeps the operators (-U): DeepSpeed's op builder on ROCm
             op = node.child_by_field_name("operator")
             once(ctx, "half-ops", HalfOperators, node, f"operator `{text(ctx.src, op)}` on half/bfloat16 "
                  f"value `{name}`: rejected when __HIP_NO_HALF_OPERATORS__ / __HIP_NO_BFLOAT16_OPERATORS__ "
