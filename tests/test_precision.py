@@ -816,6 +816,22 @@ def test_an_xor_offset_the_platform_cannot_change_keeps_to_a_32_lane_group() -> 
     assert [n for c, n in found(launched) if c == "HP204"] == [3, 4]  # a file that never names the 64
 
 
+def test_a_template_a_macro_launches_is_instantiated_however_the_tree_is_recovered() -> None:
+    """vLLM 0.33.0's fused_qknorm_rope_kernel.cu (verbatim, tests/precision/vllm): the first
+    kernel's ``#if`` holds an unbalanced ``}``, and tree-sitter's error recovery stretches the
+    next template, fusedQKNormRopeKernelNTokenHeads, to the end of the file, over the
+    ``LAUNCH_N_TOKEN_HEADS`` macro that instantiates it. ``instances.never_instantiated``
+    looked for the name outside that range only, took the kernel for one no unit
+    instantiates, and dropped its HP204 (364-366: its xor offset reads rotary_dim, which
+    hipport cannot see; labelled false, but a true one would have gone the same way)."""
+    path = Path(__file__).parent / "precision" / "vllm" / "csrc" / "fused_qknorm_rope_kernel.cu"
+    rocm = Options(hip_guards=DEFAULT_HIP_GUARDS + ("USE_ROCM",))
+    from hipport.pipeline import collect, run_paths
+
+    report = collect(run_paths([path], rocm), rocm, "scan")
+    assert sorted(f.line for f in report.findings if f.code == "HP204") == [364, 365, 366]
+
+
 def test_an_xor_offset_from_a_kernel_argument_needs_every_launch_to_show_it() -> None:
     """A kernel's argument or template argument is what its host passes: ``prop.warpSize /
     2`` is 16 on CUDA and 32 on a wave of 64, where ``lane ^ 32`` crosses into the other

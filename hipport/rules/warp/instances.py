@@ -106,6 +106,8 @@ def never_instantiated(ctx: Context, func: Node | None) -> bool:
     if template is None or template.type != "template_declaration" or target is None \
             or target.type != "identifier":
         return False
+    # every mention but the definition's own name counts, inside the template too: a parse
+    # that error recovery stretched (vLLM's fused_qknorm_rope_kernel.cu, whose #if holds an
+    # unbalanced brace) takes the file's later launchers into the template's range
     word = re.compile(rb"\b" + re.escape(ctx.text(target).encode()) + rb"\b")
-    return not any(m.start() < template.start_byte or m.start() >= template.end_byte
-                   for m in word.finditer(ctx.src))
+    return all(m.start() == target.start_byte for m in word.finditer(ctx.src))
