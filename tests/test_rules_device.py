@@ -26,6 +26,16 @@ def test_ptx_message_names_instructions_and_registers() -> None:
     assert "Hopper-only" in messages[31]
 
 
+def test_ptx_message_names_sm90_registers_and_barriers_hopper_only() -> None:
+    """The blind recall corpus's h05: %cluster_ctarank and mbarrier.try_wait (sm_90) were
+    called plain PTX, beside wgmma and mapa named Hopper-only."""
+    src = (b'__device__ unsigned r() { unsigned v; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(v)); return v; }\n'
+           b'__device__ void w(unsigned a) { asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0; }" :: "r"(a)); }\n')
+    messages = {f.line: f.message for f in run(src) if f.code == "HP301"}
+    assert "`%cluster_ctarank` is Hopper-only" in messages[1]
+    assert "`mbarrier.try_wait` is Hopper-only" in messages[2]
+
+
 def test_shared_memory_message_depends_on_target() -> None:
     src = (FIXTURES / "device" / "shared_memory.cu").read_bytes()
     old = next(f for f in run(src, "6.3") if f.code == "HP306" and f.line == 8)

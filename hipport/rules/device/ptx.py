@@ -68,8 +68,11 @@ _TYPE_PART_RE = re.compile(
 #: ``buffer_load_dword``, ``global_load_dword``…): an asm block made of these is AMD's own.
 _AMD_MNEMONIC_RE = re.compile(r"^(?:v|s|ds|buffer|tbuffer|global|flat|scratch|image|exp)_[a-z0-9_]+$")
 _LONG_OPCODES = ("cp.async.bulk", "ld.global.nc")
+#: PTX that needs sm_90 (PTX ISA 7.8-8.1): also the cluster registers (``%cluster_ctarank``),
+#: mbarrier's try_wait and expect_tx, griddepcontrol and the async stores/reductions.
 _HOPPER_OPCODES = ("wgmma", "cp.async.bulk", "setmaxnreg", "barrier.cluster", "fence.proxy.async",
-                   "elect.sync", "stmatrix", "multimem", "mapa")
+                   "elect.sync", "stmatrix", "multimem", "mapa", "%cluster", "mbarrier.try_wait",
+                   "mbarrier.expect_tx", "griddepcontrol", "st.async", "red.async")
 _PTX_HINTS = {
     "%laneid": "__lane_id()", "%smid": "__smid()", "%warpid": "threadIdx-based wave id",
     "%clock": "clock64()/wall_clock64()", "%clock64": "clock64()/wall_clock64()",
