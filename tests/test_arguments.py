@@ -135,6 +135,28 @@ def test_cuda_12_v2_prefetch_and_advice_names_map_from_7_1(src: str, hip: str) -
     assert ("HP101", 2) in found
 
 
+@pytest.mark.parametrize("src, hip", [
+    ("cudaMemAdvise(p, n, cudaMemAdviseSetReadMostly, {cudaMemLocationTypeDevice, 0});",
+     "hipMemAdvise_v2(p, n, hipMemAdviseSetReadMostly, {hipMemLocationTypeDevice, 0});"),
+    ("cudaMemPrefetchAsync(p, n, cudaMemLocation{cudaMemLocationTypeDevice, dev}, 0, s);",
+     "hipMemPrefetchAsync_v2(p, n, hipMemLocation{hipMemLocationTypeDevice, dev}, 0, s);"),
+])
+def test_a_braced_or_spelled_location_is_the_v2_call_from_7_1(src: str, hip: str) -> None:
+    # a two-element braced list cannot initialize CUDA 12's int device; T{...} spells its type
+    out, found = conv(src, V721)
+    assert out == hip
+    assert [c for c, _ in found if c == "HP107"] == []
+    out, found = conv(src, V63)
+    assert "_v2" not in out
+    assert ("HP107", 1) in found
+
+
+def test_a_one_element_braced_argument_keeps_the_plain_call() -> None:
+    out, found = conv("cudaMemAdvise(p, n, cudaMemAdviseSetReadMostly, {dev});", V721)
+    assert out == "hipMemAdvise(p, n, hipMemAdviseSetReadMostly, {dev});"
+    assert ("HP107", 1) in found
+
+
 def test_a_device_ordinal_or_an_unknown_location_keeps_the_plain_call() -> None:
     for src in ("cudaMemPrefetchAsync(p, n, device, s);", "cudaMemPrefetchAsync(p, n, where(), 0, s);"):
         out, found = conv(src, V721)

@@ -406,10 +406,18 @@ def _fits(ctx: Context, arg: Node, fine: re.Pattern[str]) -> bool:
 
 
 def _expression_type(ctx: Context, node: Node) -> str | None:
-    """``T*``-style spelling of a name, ``&name`` or ``vec.data()``, from the file's declarations."""
+    """``T*``-style spelling of a name, ``&name`` or ``vec.data()``, from the file's
+    declarations; ``T{…}`` is ``T``; a braced list of two or more elements is ``{,}``: an
+    aggregate, which no scalar parameter accepts (``{cudaMemLocationTypeDevice, dev}``
+    cannot be CUDA 12's ``int device``)."""
     t = node.type
     if t == "parenthesized_expression" and node.named_child_count == 1:
         return _expression_type(ctx, node.named_children[0])
+    if t == "compound_literal_expression":
+        ty = node.child_by_field_name("type")
+        return _SPACES_RE.sub(r"\1", ctx.text(ty)) if ty is not None else None
+    if t == "initializer_list":
+        return "{,}" if sum(1 for c in node.named_children if c.type != "comment") >= 2 else None
     if t == "identifier":
         return _declared_types(ctx).get(ctx.text(node))
     if t == "pointer_expression" and ctx.text(node).startswith("&"):
