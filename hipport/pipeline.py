@@ -468,8 +468,14 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
     its value changes nothing there (transformer/general_kernels.cu compiles context.h and
     uses none of its WARP_SIZE), provided the header spells the name only once, in its
     definition. A header no file of the run includes keeps them, and so does one on an
-    include cycle."""
+    include cycle. An HP334 of a header goes when each includer may bring the C header first
+    (``host.brought_by_includers``)."""
+    from hipport.mapping import load_table
+    from hipport.rules.released_headers.host import BROUGHT, brought_by_includers
     from hipport.rules.warp.logical import UNLESS_INCLUDED, includer_knows_wave64
+
+    view = lru_cache(maxsize=1)(lambda: load_table().view(options.rocm, roc=options.roc,
+                                                          experimental=options.experimental))
 
     names: dict[str, bool] = {}
     answers: dict[tuple[str, int, str, str], bool] = {}
@@ -501,7 +507,14 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
         if not includers:  # a template of a source no file includes: never instantiated
             moot[header] = {(line, col) for line, col, name in entries if name == UNLESS_INCLUDED}
             continue
-        entries = {e for e in entries if e[2] != UNLESS_INCLUDED}  # included: its includers may instantiate it
+        for wanted in {name for _, _, name in entries if name.startswith(BROUGHT)}:
+            try:
+                if brought_by_includers(header, wanted[len(BROUGHT):], includes, options, view()):
+                    moot.setdefault(header, set()).update((line, col) for line, col, name in entries if name == wanted)
+            except OSError:
+                pass  # an includer gone since: judged as it is
+        # included: its includers may instantiate a template; HP334's were answered above
+        entries = {e for e in entries if e[2] != UNLESS_INCLUDED and not e[2].startswith(BROUGHT)}
         try:
             for word in {name for _, _, name in entries}:
                 if word and len(re.findall(rb"\b%s\b" % re.escape(word.encode()), read_bytes(Path(header)))) != 1:
@@ -513,8 +526,8 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
         except OSError:
             continue  # an includer gone since: judged as it is
     if moot:
-        report.findings = [f for f in report.findings
-                           if f.path not in moot or (f.line, f.col) not in moot[f.path]]
+        report.findings = [f for f in report.findings  # a fix convert made stays listed
+                           if f.fixed or f.path not in moot or (f.line, f.col) not in moot[f.path]]
 
 
 def exit_status(report: Report, fail_on: Severity | None) -> int:

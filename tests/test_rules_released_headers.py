@@ -589,3 +589,31 @@ def test_grid_constant_is_dropped_from_kernel_parameters():
         assert out.decode().splitlines()[-2:] == [
             "__global__ void k(const P p, int* out) { *out = p.a[0]; }", "__global__ void k2(const P p) {}"]
         assert [(f.code, f.line) for f in findings if f.code == "HP343"] == [("HP343", 2), ("HP343", 3)]
+
+
+def test_a_headers_assert_is_its_includers_when_they_bring_assert_first(tmp_path: Path):
+    """DeepSpeed 0.19.8's cuda_linear/include/ptx_cp.async.cuh (inference_core_ops, built for
+    ROCm) includes only CUDA headers and calls assert; scanned alone that is HP334. Its one
+    includer utils_gmem.cuh includes <assert.h> just before it, so the build declares
+    assert: no finding. An includer with nothing before it keeps the finding, unless that
+    includer is a header whose own includers bring it first (a .cu including
+    <torch/extension.h> before it)."""
+    from hipport.pipeline import collect, scan_paths
+
+    (tmp_path / "cp.cuh").write_text("#pragma once\n#include <cuda_runtime.h>\n"
+                                     "__device__ void wait() {\n  assert(false);\n}\n")
+
+    def asserts() -> list[tuple[str, int]]:
+        opts = Options(jobs=1)
+        return sorted((Path(f.path).name, f.line) for f in collect(scan_paths([tmp_path], opts), opts, "scan").findings
+                      if f.code == "HP334")
+
+    assert asserts() == [("cp.cuh", 4)]  # no includer: judged alone
+    (tmp_path / "gmem.cuh").write_text('#pragma once\n#include <assert.h>\n#include "cp.cuh"\n')
+    assert asserts() == []
+    (tmp_path / "gmem.cuh").write_text('#pragma once\n#include "cp.cuh"\n#include <assert.h>\n')
+    assert asserts() == [("cp.cuh", 4)]  # <assert.h> after it: too late
+    (tmp_path / "kernel.cu").write_text('#include <torch/extension.h>\n#include "gmem.cuh"\n')
+    assert asserts() == []
+    (tmp_path / "other.cu").write_text('#include <cuda_fp16.h>\n#include "gmem.cuh"\n')
+    assert asserts() == [("cp.cuh", 4)]  # a CUDA header brings no assert

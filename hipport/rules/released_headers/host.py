@@ -9,19 +9,28 @@ undeclared and ``void CUDART_CB f(...)`` does not parse. Facts: ``mappings/relea
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hipport.context import Context
 from hipport.edits import Edit
 from hipport.findings import Effort, Severity
 from hipport.facts import is_device_only_code
+from hipport.files import read_bytes
+from hipport.options import Options
+from hipport.preprocessor.includers import HEADER_SUFFIXES, compiled_includers
 from hipport.parse import Node, call_name
 from hipport.registry import any_word_of
 from hipport.rewrite.includes import newline_of, top_include_place
 from hipport.rules import REGISTRY, SaysWhatItIs
 from hipport.rules.released_headers.common import raw_data as _data
+from hipport.rules.warp.logical import defer_to_includers
+
+if TYPE_CHECKING:
+    from hipport.mapping import MappingView
 
 
 @REGISTRY.rule
@@ -127,15 +136,54 @@ def _string_call(node: Node, ctx: Context) -> None:
     first = next((c for c in ctx.tree.root_node.children if c.type == "preproc_include"), None)
     fix = [] if ctx.in_macro_body else [_after(ctx, first, header) if first is not None else _at_top(ctx, header)]
     if "what" in source:
-        ctx.report(HostHeaderNotIncluded, node, f"`{name}` on the host needs <{source['c_header']}>: CUDA's "
-                   f"runtime header {source['what']}", f"#include <{header}>", fix=fix)
-        return
-    ctx.report(HostHeaderNotIncluded, node,
+        reported = ctx.report(HostHeaderNotIncluded, node, f"`{name}` on the host needs <{source['c_header']}>: "
+                              f"CUDA's runtime header {source['what']}", f"#include <{header}>", fix=fix)
+    else:
+        reported = ctx.report(HostHeaderNotIncluded, node,
                f"`{name}` is declared by <{source['c_header']}>, which CUDA's runtime header included"
                + (" (and NVRTC declares itself)" if name == "assert" else "")
                + f" and HIP {ctx.rocm[0]}'s hip_runtime.h does not"
                + ("; a hipRTC source gets neither: define it there" if name == "assert" else ""),
                f"#include <{header}>", fix=fix)
+    if reported and ctx.path.endswith(HEADER_SUFFIXES):
+        defer_to_includers(ctx, BROUGHT + source["header"])  # an includer's earlier include may bring it
+
+
+#: The name of an HP334 of a header left to its includers (``brought_by_includers``), then the header.
+BROUGHT = "<brought>"
+#: How many levels of header includers ``brought_by_includers`` asks.
+MAX_LEVELS = 4
+
+
+def brought_by_includers(header: str, wanted: str, includes: list, options: Options,
+                         view: MappingView) -> bool:
+    """Every file of the run that includes ``header`` (where a HIP build compiles the
+    include) has, before that include, one that may bring the C header ``wanted`` names
+    along: ``wanted`` itself (either spelling), a project header or a library's that is no
+    standard and no CUDA header: DeepSpeed's cuda_linear/utils_gmem.cuh includes <assert.h>
+    just before ptx_cp.async.cuh, whose ``assert`` HP334 found in the header alone. An
+    includer that is a header with nothing such before asks its own includers, up to
+    ``MAX_LEVELS``; a header no file of the run includes keeps the finding."""
+    source = next(s for s in _data()["host_header"]["sources"] if s["header"] == wanted)
+
+    def brought(path: str, target: str, level: int) -> bool:
+        src = read_bytes(Path(path))
+        base = os.path.basename(target).encode()
+        for m in _INCLUDE.finditer(src):
+            name = m.group(1).decode("utf-8", "replace")
+            if os.path.basename(name).encode() == base:
+                break  # the include of ``target``: what came before decides
+            quoted = src[m.end(1):m.end(1) + 1] == b'"'
+            if name in (source["header"], source["c_header"]) or quoted \
+                    or (name not in _STANDARD and name not in _RUNTIME_HEADERS and view.header(name) is None):
+                return True
+        if level >= MAX_LEVELS or not path.endswith(HEADER_SUFFIXES):
+            return False
+        ups = compiled_includers(path, includes, options.include_dirs)
+        return bool(ups) and all(brought(u, path, level + 1) for u in ups)
+
+    ups = compiled_includers(header, includes, options.include_dirs)
+    return bool(ups) and all(brought(u, header, 1) for u in ups)
 
 
 def _runtime_implied(ctx: Context, includes: frozenset[str]) -> bool:
