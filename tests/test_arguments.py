@@ -157,6 +157,19 @@ def test_a_one_element_braced_argument_keeps_the_plain_call() -> None:
     assert ("HP107", 1) in found
 
 
+def test_cuda_13_graph_add_node_drops_null_edge_data_and_reports_any_other() -> None:
+    # CUDA 13: (node, graph, deps, dependencyData, numDeps, params); HIP has no edge data
+    for options in (V63, V721):
+        for src, hip in (("cudaGraphAddNode(&n, g, NULL, NULL, 0, &params);", "hipGraphAddNode(&n, g, NULL, 0, &params);"),
+                         ("cuGraphAddNode(&n, g, &d, nullptr, 1, &params);", "hipGraphAddNode(&n, g, &d, 1, &params);")):
+            out, found = conv(src, options)
+            assert out == hip
+            assert [c for c, _ in found if c == "HP116"] == []
+        out, found = conv("cudaGraphAddNode(&n, g, deps, edges, 1, &params);", options)
+        assert out == "hipGraphAddNode(&n, g, deps, edges, 1, &params);"
+        assert ("HP116", 1) in found
+
+
 def test_a_device_ordinal_or_an_unknown_location_keeps_the_plain_call() -> None:
     for src in ("cudaMemPrefetchAsync(p, n, device, s);", "cudaMemPrefetchAsync(p, n, where(), 0, s);"):
         out, found = conv(src, V721)
