@@ -172,7 +172,9 @@ class Context:
         if rule.code not in gpus.wave64_rules():
             return True
         # 32-lane code on GPUs that all run 32-lane waves (RDNA) is right as written
-        return not gpus.wave32_only(gpus.archs_of(self.options)) and _WAVE64
+        if gpus.wave32_only(gpus.archs_of(self.options)):
+            return False
+        return True if rule.code in gpus.kept_in_amd_code() else _WAVE64
 
     def _provided(self, start: int, end: int) -> bool:
         """Whether the name a finding starts with (``__trap`` of ``__trap()``) is one the

@@ -95,6 +95,12 @@ def wave64_rules() -> frozenset[str]:
     return frozenset(table()["wave64_rules"])
 
 
+@lru_cache(maxsize=1)
+def kept_in_amd_code() -> frozenset[str]:
+    """Wave64 rules whose findings code written for AMD does not excuse (``mappings/gpus.toml``)."""
+    return frozenset(table()["kept_in_amd_code"])
+
+
 def lds_limit(archs: tuple[str, ...]) -> int:
     """Bytes of LDS per block every target has (the smallest)."""
     return min(g.lds_kib for g in gpus(archs)) * 1024

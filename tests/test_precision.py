@@ -204,6 +204,26 @@ def test_lane_arithmetic_written_for_amd_is_not_a_warp_size_hazard(tmp_path: Pat
     assert codes_on(src, "HP204", path=path) == [4, 6, 13]
 
 
+def test_a_ballot_cut_to_32_bits_in_code_written_for_amd_is_still_a_hazard() -> None:
+    # HIP's own __ballot is 64-bit: __popc of it, or a cast to unsigned, keeps lanes 0-31 on
+    # a wave of 64 in an AMD-only branch as anywhere (the branch excuses lane arithmetic only)
+    src = ('__device__ int votes(int p) {\n'
+           '#ifdef __HIP_PLATFORM_AMD__\n'
+           '  int n = __popc(__ballot(p));\n'
+           '  unsigned m = (unsigned)__ballot(p);\n'
+           '  int lane = threadIdx.x & 31;\n'
+           '  return n + m + lane;\n'
+           '#else\n'
+           '  return __popc(__ballot_sync(0xffffffff, p));\n'
+           '#endif\n'
+           '}\n')
+    assert codes_on(src, "HP203") == [3]
+    assert codes_on(src, "HP219") == [4]
+    assert codes_on(src, "HP204") == []
+    # all targets wave32 (RDNA): the low 32 bits hold the whole vote
+    assert codes_on(src, "HP203", options=Options(offload_arch=("gfx1100",))) == []
+
+
 
 def test_an_include_guarded_header_and_a_source_root_include_are_followed(tmp_path: Path) -> None:
     # llama.cpp: ggml-cuda.cu includes "ggml-cuda/common.cuh" (its build has -I ggml/src);
