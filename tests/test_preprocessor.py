@@ -303,3 +303,36 @@ def test_a_memo_entry_matches_on_equal_states_identical_or_not():
     macros.recorders.append(recorder)
     assert _reads_match(macros, (("A", Macro("1")), ("C", UNSEEN)), True)
     assert recorder.reads == {"A": Macro("1"), "C": UNSEEN}
+
+
+def test_a_header_looked_up_by_a_relative_path_is_the_one_in_the_current_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The header cache and the memo last the process: keyed by the path as spelled
+    ("common.cuh" for a file given as k.cu), a caller that changed directory got the answer
+    for the header of the first directory (here: none) and lost the wave of 64 that the
+    second directory's header names (test_check's first test failed after another test
+    file had analysed a "t.cu" including a "common.cuh" from the repository's root)."""
+    src = '#include "common.cuh"\n#if WAVE_SIZE == 64\nwide\n#else\nnarrow\n#endif\n'
+    (tmp_path / "A").mkdir()
+    (tmp_path / "B").mkdir()
+    (tmp_path / "B" / "common.cuh").write_text("#pragma once\n#define WAVE_SIZE 64\n")
+    monkeypatch.chdir(tmp_path / "A")
+    assert never_lines(src, build(), path="k.cu") == []  # no header: WAVE_SIZE unknown, both maybe
+    monkeypatch.chdir(tmp_path / "B")
+    assert never_lines(src, build(), path="k.cu") == [5]
+
+
+def test_a_header_named_with_a_directory_is_found_however_the_file_is_spelled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``#include "inc/common.cuh"`` is looked for up to MAX_UP folders above the first
+    file, as a -I of the project's root would find it. For a file given as k.cu (scan run
+    in its folder, or check's repository-relative paths from pre-commit) the folder was
+    Path("."), whose parents are none: the header was missed and the answer hung on the
+    spelling (k.cu: both branches maybe; the absolute path: the narrow one never compiled)."""
+    src = '#include "inc/common.cuh"\n#if WAVE_SIZE == 64\nwide\n#else\nnarrow\n#endif\n'
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "inc" / "common.cuh").write_text("#pragma once\n#define WAVE_SIZE 64\n")
+    monkeypatch.chdir(tmp_path / "src")
+    assert never_lines(src, build(), path=str(tmp_path / "src" / "k.cu")) == [5]
+    assert never_lines(src, build(), path="k.cu") == [5]

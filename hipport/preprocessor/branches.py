@@ -192,9 +192,9 @@ def analyze(src: bytes, path: str, build: Build) -> Branches:
 
 
 def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Branches:
-    base = _directory(path)
+    base = _directory(os.path.abspath(path))  # absolute, as every path of the model: see project_header
     host, *devices = passes(build)
-    dirs = tuple(Path(d) for d in build.include_dirs)
+    dirs = tuple(Path(os.path.abspath(d)) for d in build.include_dirs)
     results = [_Pass(macros.copy(), base, dirs).run(own, path) for macros in devices]
     gpu_never = None
     if any(r.macros.read_pass_dependent for r in results) or not results:
@@ -222,7 +222,7 @@ def _analyze(src: bytes, path: str, build: Build, own: list[dv.Directive]) -> Br
                     continue
                 old = found.sure_headers.get(header, (items, data, frozenset()))[2]
                 found.sure_headers[header] = (items, data, old | _gap_set(st.body))
-    own_path = _SEEN + os.path.normpath(path)
+    own_path = _SEEN + os.path.abspath(path)
     for key in {k for r in results for k in r.macros.pseudo if k.startswith(_SEEN) and k != own_path}:
         project_header(key[len(_SEEN):])  # noted as read: a replayed memo entry entered it unread
     for key in {k for r in results for k in r.macros.pseudo if k.startswith(_ABSENT)}:
@@ -259,7 +259,7 @@ class _Pass:
         self.sources: dict[str, tuple[tuple, bytes]] = {}  # headers met: path -> (directives, bytes)
 
     def run(self, own: list[dv.Directive], path: str) -> "_Pass":
-        self.macros.set(_SEEN + os.path.normpath(path), Macro("1"))  # a header including it
+        self.macros.set(_SEEN + os.path.abspath(path), Macro("1"))  # a header including it
         self._directives(own, 1, self.top_dir, 0, record=True)
         return self
 
@@ -476,7 +476,7 @@ def project_header(path: str) -> tuple[tuple, tuple[int, int]] | None:
     """The directives and bytes of a project header and its (mtime, size), or None when it
     is not a readable regular file (a FIFO or a device would block or never end). Noted
     in the reads begun by ``begin_header_reads``: a file's findings depend on them."""
-    found = _project_header(path)
+    found = _project_header(os.path.abspath(path))  # the caches outlive a chdir
     if _READS is not None:
         _READS[path] = found[1] if found is not None else None
     return found
