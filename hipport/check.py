@@ -497,7 +497,9 @@ def check_paths(paths: Iterable[Path], options: Options, cache: Cache | None
     repositories = Repositories(results, options)
     results = list(with_included_headers(results, options, partial(
         repositories.held_includers, scan=partial(_scan, options=options, cache=cache))))
-    headers = [r.path for r in results if r.path.endswith(HEADER_SUFFIXES) and any(not f.fixed for f in r.findings)]
+    # a header's includers judge its findings; a source's, its templates' (UNLESS_INCLUDED)
+    headers = [r.path for r in results if (r.path.endswith(HEADER_SUFFIXES) or r.for_includers)
+               and any(not f.fixed for f in r.findings)]
     return results, repositories.includers_includes(headers) if headers else []
 
 

@@ -548,6 +548,30 @@ def test_check_judges_a_header_by_every_includer_in_its_repository(tmp_path: Pat
     assert checked("w.cuh") == checked("lanes.cuh") == checked("w.cuh", "cuda.cu") == []
 
 
+def test_check_judges_a_sources_uninstantiated_template_by_its_includers_in_the_repository(
+        tmp_path: Path) -> None:
+    """kern.cu defines a template kernel it never names (HP204, left to the files that
+    include kern.cu: ``instances.never_instantiated``); main.cu includes it and launches
+    red<4>. A commit of kern.cu alone showed check no includer, so the true HP204 that scan
+    of the repository reports was dropped: check asked the repository only for headers."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+    write(repo / "kern.cu", "template <int N>\n__global__ void red(float *v) {\n"
+          "  int lane = threadIdx.x & 0x1f;\n  v[lane] = __shfl_down_sync(~0ull, v[threadIdx.x], 1);\n}\n")
+    write(repo / "main.cu", '#include "kern.cu"\nvoid go(float *v) { red<4><<<1, 64>>>(v); }\n')
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    options = Options()
+
+    def checked() -> list[tuple[str, int, str]]:
+        found = check_mod.run_check([repo / "kern.cu"], options).report.findings
+        return sorted((Path(f.path).name, f.line, f.code) for f in found)
+
+    assert checked() == checked() == [("kern.cu", 3, "HP204")]  # cold, then from the cache
+    (repo / "main.cu").unlink()
+    assert checked() == []  # no unit instantiates it, as scan says
+
+
 def test_a_header_on_standard_input_is_judged_alone(tmp_path: Path) -> None:
     """Standard input is an editor's buffer, not the file on disk: check reads no
     repository for it and keeps every finding (the header's includers in the repository
