@@ -1061,3 +1061,26 @@ def test_a_header_included_only_by_headers_is_answered_by_their_includers(tmp_pa
     assert constants() == []
     (tmp_path / "context.h").write_text("#pragma once\n#define WARP_SIZE 32\n#define LANES (WARP_SIZE)\n")
     assert constants() == [("context.h", 2)]  # the header uses it: only the wave answers
+
+
+def test_a_project_header_in_a_folder_named_cuda_is_not_libcudacxx(tmp_path: Path) -> None:
+    """exllamav2 0.0.4's exllamav2_ext/ext.cpp (and auto-gptq 0.7.1's copy of it) includes its
+    own kernels' headers as ``"cuda/q_matrix.cuh"``: the file beside it, not libcu++ (one HP333
+    per include, 8 highs on exllamav2). A name the build finds nowhere, libcu++'s own
+    headers (exact entries, the catalogue's ``cuda/std/``) and ``<...>`` stay reported."""
+    (tmp_path / "cuda").mkdir()
+    (tmp_path / "cuda" / "std").mkdir()
+    for name in ("q_matrix.cuh", "std/atomic"):  # a vendored libcu++ header is found too
+        (tmp_path / "cuda" / name).write_text("#pragma once\n")
+    src = ('#include "cuda/q_matrix.cuh"\n'   # the project's
+           '#include "cuda/missing.cuh"\n'    # found nowhere: libcu++'s as far as hipport knows
+           '#include <cuda/q_matrix.cuh>\n')  # <...>: not looked for beside the file
+    path = str(tmp_path / "ext.cpp")
+    assert codes_on(src, "HP333", path=path) == [2, 3]
+    assert codes_on('#include "cuda/std/atomic"\n', "HP403", path=path) == [1]  # the catalogue's libcu++
+    (tmp_path / "inc" / "cuda").mkdir(parents=True)
+    (tmp_path / "inc" / "cuda" / "rope.cuh").write_text("#pragma once\n")
+    src = '#include "cuda/rope.cuh"\n'
+    assert codes_on(src, "HP333", path=str(tmp_path / "ext.cpp")) == [1]
+    assert codes_on(src, "HP333", path=str(tmp_path / "ext.cpp"),
+                    options=Options(include_dirs=(tmp_path / "inc",))) == []

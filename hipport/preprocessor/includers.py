@@ -89,6 +89,12 @@ def _found(includer: str, name: str, dirs: tuple[os.PathLike | str, ...],
     return next((t for t in _targets(includer, name, dirs) if t in known or os.path.isfile(t)), None)
 
 
+def project_include(includer: str, name: str, include_dirs: Iterable[os.PathLike | str] = ()) -> str | None:
+    """The project file ``#include "name"`` in ``includer`` takes, as the branch model looks
+    for it (beside the includer, then the build's ``-I``), or None when there is none."""
+    return _found(includer, name, tuple(include_dirs))
+
+
 def cuda_only_headers(headers: Iterable[str], includes: Iterable[tuple[str, Includes]],
                       include_dirs: Iterable[os.PathLike | str] = ()) -> dict[str, str]:
     """Of ``headers`` (paths of the run), those only a CUDA build includes: path -> why

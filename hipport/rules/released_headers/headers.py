@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 
 from hipport.context import Context
 from hipport.findings import Effort, Severity
+from hipport.rules.libraries.matching import catalogue
 from hipport.parse import Node
+from hipport.preprocessor.includers import project_include
 from hipport.rules import REGISTRY, SaysWhatItIs
 from hipport.rules.released_headers.common import data
 
@@ -20,7 +22,9 @@ class HeaderWithoutCounterpart(SaysWhatItIs):
     EGL, VDPAU and Direct3D interop, `cuda_occupancy.h`, `cufftw.h`, NVML, libcu++. The
     include is left as written and the compile stops there ("file not found"). Reported at
     the include when no other rule already explains that line or that header (wmma,
-    pipelines, cuDNN… have their own).
+    pipelines, cuDNN… have their own). A quoted include the build finds in the project (beside
+    the file or in its `-I`) is the project's own header, even in a folder named `cuda/`,
+    unless the tables or the library catalogue name that header (a vendored libcu++).
 
     ## Example
 
@@ -61,8 +65,21 @@ def _include(node: Node, ctx: Context) -> None:
         return
     header = ctx.text(path)[1:-1].strip()
     res = ctx.view.header(header)
-    if res is not None and res.action == "none" and header not in data().headers_elsewhere:
+    if res is not None and res.action == "none" and header not in data().headers_elsewhere \
+            and not (path.type == "string_literal" and _own_header(ctx, header)):
         ctx.state(_Unmatched).includes.append((node, header, res))
+
+
+def _own_header(ctx: Context, header: str) -> bool:
+    """``#include "cuda/q_matrix.cuh"`` that the build's search finds beside the includer or
+    in its ``-I``: the project's own header in a folder it named ``cuda/`` (exllamav2's
+    extension, auto-gptq's copy of it), not libcu++. Only for a name the tables know by a
+    prefix alone (``cuda/``): a header they name exactly (``cuda/pipeline``) or one of the
+    library catalogue's (``cuda/std/…``, ``cutlass/…``) stays the library's, even as a
+    vendored copy, whose include the search finds too."""
+    if header in ctx.view.table.headers or any(lib.matches_include(header) for lib in catalogue().libraries):
+        return False
+    return project_include(ctx.path, header, ctx.options.include_dirs) is not None
 
 
 @REGISTRY.visits_file(codes=(HeaderWithoutCounterpart,))
