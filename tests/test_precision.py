@@ -1084,3 +1084,25 @@ def test_a_project_header_in_a_folder_named_cuda_is_not_libcudacxx(tmp_path: Pat
     assert codes_on(src, "HP333", path=str(tmp_path / "ext.cpp")) == [1]
     assert codes_on(src, "HP333", path=str(tmp_path / "ext.cpp"),
                     options=Options(include_dirs=(tmp_path / "inc",))) == []
+
+
+def test_row_and_column_of_a_table_32_wide_are_not_a_lane_and_a_warp() -> None:
+    """auto-gptq 0.7.1's VecQuant3MatMulKernelFaster_old (built for ROCm) fills its
+    ``__shared__ half2 deq2[64][32]`` lookup table with ``val = threadIdx.x / 32`` and
+    ``off = threadIdx.x % 32``: the table's row length, no warp. A table of another width,
+    a column also compared, or a function with warp work keep HP204."""
+    src = ('__global__ void fill(half2 *out, int n) {\n'
+           '  __shared__ half2 deq2[64][32];\n'
+           '  int val = threadIdx.x / 32;\n'
+           '  int off = threadIdx.x % 32;\n'
+           '  for (; val < 64; val += 128 / 32)\n'
+           '    deq2[val][off] = __halves2half2(__int2half_rn(val & 0x7), __int2half_rn(val >> 3));\n'
+           '  __syncthreads();\n'
+           '  out[threadIdx.x] = deq2[n & 63][off];\n'
+           '}\n')
+    assert codes_on(src, "HP204") == []
+    narrow = src.replace("deq2[64][32]", "deq2[64][16]")
+    compared = src.replace("  __syncthreads();\n", "  if (off == 0) out[val] = deq2[0][0];\n")
+    shuffled = src.replace("  __syncthreads();\n", "  out[0] = __shfl_xor_sync(0xffffffff, out[1], 1);\n")
+    for other in (narrow, compared, shuffled):
+        assert codes_on(other, "HP204") == [3, 4]

@@ -16,6 +16,7 @@ from hipport.rules.warp.logical import (
 )
 from hipport.rules.warp.scope import LANE_OPERANDS, Scope
 from hipport.rules.warp.syntax import int_value, strip
+from hipport.rules.warp.tables import table_coordinate
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -39,7 +40,9 @@ class LaneArithmetic32:
     with constants): each half of the wave exchanges within itself. An offset from an
     argument hipport cannot see (a kernel in a header, launched through a helper or a
     pointer, or given a run-time value such as `prop.warpSize / 2`, which is 32 on a wave
-    of 64) keeps the finding: hipport cannot tell. In a header that names no wave itself, a function without shuffles is
+    of 64) keeps the finding: hipport cannot tell. Nor for `tid / 32` and `tid % 32` giving
+    the row and column of an array the function declares 32 wide, in a function without
+    warp-level work (a block filling a lookup table). In a header that names no wave itself, a function without shuffles is
     left to the files that include it: when every one of the run that compiles the include
     names the 64, the finding is dropped. Nor in a function template a source file defines
     and never names again (no unit instantiates it), unless another file of the run
@@ -96,7 +99,7 @@ def check_lane_arithmetic(ctx: Context, scope: Scope) -> None:
                 "test `threadIdx.x < warpSize` (and size the work for warpSize lanes)",
             )
             continue
-        if op and op.startswith(("/", "%")) and _data_layout_split(ctx, node):
+        if op and op.startswith(("/", "%")) and (_data_layout_split(ctx, node) or table_coordinate(ctx, node)):
             continue
         if op and (logical_group_function(ctx, func := facts.enclosing_function(ctx, node))
                    or logical_group_block(ctx, node, func)):

@@ -1,0 +1,149 @@
+"""HP204's table case: ``tid / 32`` and ``tid % 32`` as the row and column of an array 32 wide.
+
+auto-gptq 0.7.1's ``VecQuant3MatMulKernelFaster_old`` (autogptq_cuda_kernel_64.cu, built for
+ROCm) fills a lookup table with the whole block::
+
+    __shared__ half2 deq2[64][32];
+    int val = threadIdx.x / 32;
+    int off = threadIdx.x % 32;
+    for (; val < 64; val += BLOCKWIDTH / 32)
+        deq2[val][off] = ...;
+
+The 32 is the table's row length, not a warp: no thread exchanges a value with another of
+its "warp", so a wave of 64 fills and reads the table as a warp of 32 does.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from hipport import facts
+from hipport.parse import Node, find_all, text
+from hipport.rules.warp.syntax import int_value
+
+if TYPE_CHECKING:
+    from hipport.context import Context
+
+#: Warp-level work: with any of it in the function, a ``% 32`` may be a lane that work uses.
+#: ``__shared__`` is not: the table is one (lanes.py's ``_WARP_LEVEL`` counts it).
+_WARP_WORK = re.compile(rb"__shfl|__ballot|__any|__all|__activemask|__syncwarp|__match|__reduce_"
+                        rb"|tiled_partition|coalesced_threads|warpSize|WARP_SIZE|\basm\b")
+
+
+def table_coordinate(ctx: Context, node: Node) -> bool:
+    """Whether ``node`` (``x % N`` or ``x / N``, N a literal) initialises a table coordinate:
+    in a function with no warp-level work, the remainder's local is used only as the index of
+    a dimension the function declares N long (``deq2[…][off]`` of ``deq2[64][32]``), and the
+    quotient's local is the index just before such a remainder of the same ``x`` and N
+    (``deq2[val][off]``). A remainder used any other way (compared, shifted, passed on) or a
+    quotient that never indexes with one stays a finding."""
+    local = _initialised_local(node)
+    func = facts.enclosing_function(ctx, node)
+    body = func.child_by_field_name("body") if func is not None else None
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    width = int_value(ctx.src, right) if right is not None else None
+    if local is None or body is None or left is None or width is None \
+            or _WARP_WORK.search(ctx.src, func.start_byte, func.end_byte):
+        return False
+    extents = _extents(ctx, body)
+    if text(ctx.src, node.child_by_field_name("operator")) == "%":
+        return _only_column(ctx, body, local, width[0], extents)
+    columns = {text(ctx.src, d.child_by_field_name("declarator")) for d in find_all(body, ("init_declarator",))
+               if (value := _strip(d.child_by_field_name("value"))) is not None and value.type == "binary_expression"
+               and text(ctx.src, value.child_by_field_name("operator")) == "%"
+               and _same(ctx, value.child_by_field_name("left"), left)
+               and (n := int_value(ctx.src, value.child_by_field_name("right"))) is not None and n[0] == width[0]
+               and (target := _initialised_local(value)) is not None
+               and _only_column(ctx, body, target, width[0], extents)}
+    return any(_index_of(ctx, outer) in columns for outer in _rows_indexed_by(ctx, body, local))
+
+
+def _strip(node: Node | None) -> Node | None:
+    while node is not None and node.type == "parenthesized_expression":
+        node = node.named_children[0] if node.named_children else None
+    return node
+
+
+def _initialised_local(node: Node) -> Node | None:
+    """The identifier ``node`` (through parentheses) initialises: ``int off = (node);``."""
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    if parent is None or parent.type != "init_declarator":
+        return None
+    target = parent.child_by_field_name("declarator")
+    return target if target is not None and target.type == "identifier" else None
+
+
+def _same(ctx: Context, a: Node | None, b: Node) -> bool:
+    return a is not None and ctx.text(a).replace(" ", "") == ctx.text(b).replace(" ", "")
+
+
+def _extents(ctx: Context, body: Node) -> dict[str, list[int | None]]:
+    """Array name -> its declared extents, outermost first (None: not a literal)."""
+    out: dict[str, list[int | None]] = {}
+    for decl in find_all(body, ("array_declarator",)):
+        if decl.parent is not None and decl.parent.type == "array_declarator":
+            continue  # the inner part of a declarator seen from its outermost
+        sizes: list[int | None] = []
+        while decl is not None and decl.type == "array_declarator":
+            size = decl.child_by_field_name("size")
+            value = int_value(ctx.src, size) if size is not None else None
+            sizes.append(value[0] if value else None)
+            decl = decl.child_by_field_name("declarator")
+        if decl is not None and decl.type == "identifier":
+            out[ctx.text(decl)] = sizes[::-1]
+    return out
+
+
+def _dimension(ctx: Context, subscript: Node) -> tuple[str, int] | None:
+    """(array name, dimension) a ``subscript_expression`` indexes: ``t[a][b]``'s outer is (t, 1)."""
+    depth, arg = 0, subscript.child_by_field_name("argument")
+    while arg is not None and arg.type == "subscript_expression":
+        depth, arg = depth + 1, arg.child_by_field_name("argument")
+    return (ctx.text(arg), depth) if arg is not None and arg.type == "identifier" else None
+
+
+def _uses(ctx: Context, body: Node, local: Node) -> list[Node]:
+    name = ctx.text(local)
+    return [i for i in find_all(body, ("identifier",)) if i.start_byte != local.start_byte and ctx.text(i) == name]
+
+
+def _subscript_of(use: Node) -> Node | None:
+    """The ``subscript_expression`` whose only index is ``use``, or None."""
+    indices = use.parent
+    if indices is None or indices.type != "subscript_argument_list" or len(indices.named_children) != 1:
+        return None
+    return indices.parent if indices.parent is not None and indices.parent.type == "subscript_expression" else None
+
+
+def _only_column(ctx: Context, body: Node, local: Node, width: int,
+                 extents: dict[str, list[int | None]]) -> bool:
+    """Every use of ``local`` indexes a dimension declared ``width`` long; there is one."""
+    uses = _uses(ctx, body, local)
+    for use in uses:
+        subscript = _subscript_of(use)
+        where = _dimension(ctx, subscript) if subscript is not None else None
+        dims = extents.get(where[0]) if where is not None else None
+        if dims is None or where[1] >= len(dims) or dims[where[1]] != width:
+            return False
+    return bool(uses)
+
+
+def _rows_indexed_by(ctx: Context, body: Node, local: Node) -> list[Node]:
+    """For each ``t[local]``, the subscript right outside it (``t[local][…]``)."""
+    out = []
+    for use in _uses(ctx, body, local):
+        subscript = _subscript_of(use)
+        outer = subscript.parent if subscript is not None else None
+        if outer is not None and outer.type == "subscript_expression" \
+                and outer.child_by_field_name("argument") == subscript:
+            out.append(outer)
+    return out
+
+
+def _index_of(ctx: Context, subscript: Node) -> str | None:
+    indices = subscript.child_by_field_name("indices")
+    named = indices.named_children if indices is not None else []
+    return ctx.text(named[0]) if len(named) == 1 else None
