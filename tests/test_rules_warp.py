@@ -256,6 +256,17 @@ def test_target_versions(src: str, on_63: list, on_72: list) -> None:
     assert warp_findings(src, ROCM_72) == sorted(on_72)
 
 
+def test_a_branch_only_the_removed_macro_opens_is_not_compiled_on_72() -> None:
+    """mamba-ssm 2.3.2's reverse_scan.cuh (its ROCm build): ``#if defined(__AMDGCN_WAVEFRONT_SIZE)
+    #define WARP_THREADS __AMDGCN_WAVEFRONT_SIZE #elif defined(__gfx942__) ...``. From ROCm 7.2 no
+    pass defines the macro (clang 19 defined it in the host pass too, so that pass left the
+    branch "maybe"), so the #define is never compiled; the test itself stays HP210."""
+    src = ("#if defined(__AMDGCN_WAVEFRONT_SIZE)\n#define WS __AMDGCN_WAVEFRONT_SIZE\n"
+           "#elif defined(__gfx942__)\n#define WS 64\n#endif\n")
+    assert warp_findings(src, ROCM_72) == [("HP210", 1)]
+    assert warp_findings(src, ROCM_63) == [("HP211", 1), ("HP211", 2)]
+
+
 def test_version_messages_differ() -> None:
     old = analyze(AMDGCN.encode(), "t.cu", ROCM_63).findings
     new = analyze(AMDGCN.encode(), "t.cu", ROCM_72).findings

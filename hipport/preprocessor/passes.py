@@ -76,6 +76,9 @@ def passes(build: Build) -> tuple[Macros, ...]:
         "HIP_VERSION_PATCH": Macro(str(patch)),
         "HIP_VERSION": Macro(str(major * 10_000_000 + minor * 100_000 + patch)),
     })
+    waves_until = parse_version(data["wave_size_macros_until"])
+    if build.rocm >= waves_until:  # gone from the compiler: from the host pass too, where clang
+        base.update({name: UNDEFINED for name in data["wave_size_macros"]})  # had them (aux target)
     guards = [g for g in build.hip_guards if g not in device_only]
     base.update({g: Macro("1") for g in guards})
     user = dict(split_define(d) for d in build.defines)
@@ -88,7 +91,6 @@ def passes(build: Build) -> tuple[Macros, ...]:
     cuda = frozenset() if ported else frozenset(data["cuda"])
     meant = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, data["cuda"]))) if ported else None
     out = [Macros(host, pattern, cuda, meant)]
-    waves_until = parse_version(data["wave_size_macros_until"])
     for gpu in gpus.gpus(build.archs):
         table = dict(base)
         table.update({name: Macro("1") for name in device_only})
