@@ -1106,3 +1106,20 @@ def test_row_and_column_of_a_table_32_wide_are_not_a_lane_and_a_warp() -> None:
     shuffled = src.replace("  __syncthreads();\n", "  out[0] = __shfl_xor_sync(0xffffffff, out[1], 1);\n")
     for other in (narrow, compared, shuffled):
         assert codes_on(other, "HP204") == [3, 4]
+
+
+def test_a_namespace_alias_the_hip_build_defines_is_not_libcudacxx() -> None:
+    """mamba-ssm 2.3.2's uninitialized_copy.cuh (its ROCm build): ``namespace cuda { namespace
+    std = ::std; }`` under ``#ifndef USE_ROCM … #else``, so ``::cuda::std::forward`` is
+    std::forward there. The alias under the CUDA side only, or of another name, keeps HP403."""
+    src = ('#ifndef USE_ROCM\n#include <cuda/std/type_traits>\n#else\n#include <hipcub/hipcub.hpp>\n'
+           'namespace cuda {\n  namespace std = ::std;\n}\n#endif\n'
+           'template <typename T, typename U>\n'
+           '__device__ void copy(T *p, U &&v) { *p = ::cuda::std::forward<U>(v); }\n')
+    assert codes_on(src, "HP403", path="u.cuh") == []
+    assert codes_on(src.replace("namespace cuda {", "namespace mine {"), "HP403", path="u.cuh") == [10]
+    cuda_side = src.replace("#else\n#include <hipcub/hipcub.hpp>\n", "").replace("#endif\n", "#else\n#endif\n")
+    assert codes_on(cuda_side, "HP403", path="u.cuh") == [9]  # the alias on the CUDA side only
+    hipcub = ('#include <hipcub/hipcub.hpp>\nnamespace cub = hipcub;\n'
+              'using Load = cub::BlockLoad<float, 128, 4>;\n')  # hipCUB's: its notes hold
+    assert codes_on(hipcub, "HP409", path="u.cuh") == [3]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from hipport import facts
 from hipport.library_catalogue import ApiUse, Catalogue, Library, read_catalogue
-from hipport.parse import Node, qualified_parts, text
+from hipport.parse import Node, ancestors, find_all, qualified_parts, text
 from hipport.rules import REGISTRY
 from hipport.rules.libraries.counterparts import Cudnn, CubThrust, Nccl, Nvtx, Nvtx3Cpp
 from hipport.rules.libraries.nvidia_only import CudnnFrontend, Cutlass, FlashAttention, LibCudacxx, TensorRT
@@ -77,9 +77,46 @@ def _libraries_for_include(header: str) -> tuple[Library, ...]:
 
 
 def _match_path(ctx: "Context", node: Node, parts: list[str], shown: str) -> None:
+    if parts and parts[0] in _libraries_by_first_part() and _own_alias(ctx, parts):
+        return
     for lib in _libraries_by_first_part().get(parts[0] if parts else "", ()):
         if lib.matches_path(parts):
             _note_library(ctx, lib, node, shown)
+
+
+@dataclass
+class _Aliases:
+    """Per file: the namespace aliases of the standard library (``std``) it defines outside
+    CUDA-only code, as full paths. An alias of another namespace keeps its findings:
+    ``namespace cub = hipcub;`` makes ``cub::`` hipCUB's, and HP409's hipCUB notes hold."""
+
+    paths: tuple[tuple[str, ...], ...] | None = None
+
+
+def _own_alias(ctx: "Context", parts: list[str]) -> bool:
+    """Whether ``parts`` starts with a namespace alias the file defines where the HIP build
+    compiles it: mamba-ssm 2.3.2's uninitialized_copy.cuh (built for ROCm) has, under
+    ``#ifndef USE_ROCM … #else``, ``namespace cuda { namespace std = ::std; }``, so its
+    ``::cuda::std::forward`` is ``std::forward`` there, not libcu++."""
+    state = ctx.state(_Aliases)
+    if state.paths is None:
+        state.paths = tuple(_alias_paths(ctx)) if b"namespace" in ctx.src else ()
+    return any(tuple(parts[:len(path)]) == path for path in state.paths)
+
+
+def _alias_paths(ctx: "Context") -> list[tuple[str, ...]]:
+    out = []
+    for alias in find_all(ctx.tree.root_node, ("namespace_alias_definition",)):
+        name, target = alias.child_by_field_name("name"), alias.named_children[-1]
+        if name is None or ctx.in_cuda_only_branch(alias.start_byte) \
+                or text(ctx.src, target).replace(" ", "").lstrip(":").split("::")[0] != "std":
+            continue
+        path = text(ctx.src, name).split("::")
+        for outer in ancestors(alias):
+            if outer.type == "namespace_definition" and (n := outer.child_by_field_name("name")) is not None:
+                path = text(ctx.src, n).split("::") + path
+        out.append(tuple(path))
+    return out
 
 
 @lru_cache(maxsize=1)

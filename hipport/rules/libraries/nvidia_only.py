@@ -69,7 +69,9 @@ class LibCudacxx(SaysWhatItIs):
     """libcu++ (`cuda::std`, `cuda::atomic`)
 
     ## Why
-    NVIDIA's C++ standard library for device code has no HIP implementation.
+    NVIDIA's C++ standard library for device code has no HIP implementation. A name under a
+    namespace alias the file defines where the HIP build compiles it (`namespace cuda {
+    namespace std = ::std; }` in a ROCm branch) is the alias's, not libcu++'s.
 
     ## Example
     ```cuda
