@@ -262,9 +262,23 @@ def test_a_branch_only_the_removed_macro_opens_is_not_compiled_on_72() -> None:
     pass defines the macro (clang 19 defined it in the host pass too, so that pass left the
     branch "maybe"), so the #define is never compiled; the test itself stays HP210."""
     src = ("#if defined(__AMDGCN_WAVEFRONT_SIZE)\n#define WS __AMDGCN_WAVEFRONT_SIZE\n"
-           "#elif defined(__gfx942__)\n#define WS 64\n#endif\n")
+           "#else\n#define WS 64\n#endif\n")
     assert warp_findings(src, ROCM_72) == [("HP210", 1)]
     assert warp_findings(src, ROCM_63) == [("HP211", 1), ("HP211", 2)]
+
+
+def test_a_wave_size_test_with_an_arch_chain_for_every_target_is_not_removed_macro_hazard() -> None:
+    """mamba-ssm 2.3.2's reverse_scan.cuh: ``#if defined(__AMDGCN_WAVEFRONT_SIZE)`` then
+    ``#elif defined(__gfx942__) ... 64``: on 7.2 the chain takes the per-arch branch, the fix
+    HP210 asks for. A target the chain does not name (gfx950) or a plain #else keeps it."""
+    chain = ("#if defined(__AMDGCN_WAVEFRONT_SIZE)\n#define WS __AMDGCN_WAVEFRONT_SIZE\n"
+             "#elif defined(__gfx942__) || defined(__gfx90a__)\n#define WS 64\n#endif\n")
+    assert warp_findings(chain, ROCM_72) == []
+    both = Options(rocm=parse_version("7.2.1"), offload_arch=("gfx942", "gfx950"))
+    assert warp_findings(chain, both) == [("HP210", 1)]
+    plain = "#ifdef __AMDGCN_WAVEFRONT_SIZE\n#define WS __AMDGCN_WAVEFRONT_SIZE\n#else\n#define WS 32\n#endif\n"
+    assert warp_findings(plain, ROCM_72) == [("HP210", 1)]
+    assert warp_findings(chain, ROCM_63) == [("HP211", 1), ("HP211", 2)]  # deprecated: still reported
 
 
 def test_version_messages_differ() -> None:

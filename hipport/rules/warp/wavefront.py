@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from hipport import gpus
 from hipport.findings import Effort, Severity
 from hipport.parse import Node
 from hipport.registry import any_bytes_of
@@ -26,7 +27,9 @@ class AmdgcnWavefrontSizeRemoved:
     ## Why
     The compiler macro was deprecated in ROCm 6.3.2, warns in 7.1 and is removed in 7.2
     (LLVM 22): code fails with "use of undeclared identifier", and `#ifdef
-    __AMDGCN_WAVEFRONT_SIZE` silently takes the fallback branch.
+    __AMDGCN_WAVEFRONT_SIZE` silently takes the fallback branch. Not reported at a test
+    whose later `#elif`s name an arch macro of every targeted GPU (`#elif
+    defined(__gfx942__)`): the fallback is already the per-architecture code.
 
     ## Example
     ```cuda
@@ -103,6 +106,8 @@ def check_macro_body(node: Node, ctx: Context) -> None:
 def _report(ctx: Context, where: Node | tuple[int, int], name: str) -> None:
     fix = "use the architecture predicates: #if defined(__GFX8__) || defined(__GFX9__) -> 64, else 32"
     rule = ctx.applicable(*_RULES)
+    if rule is AmdgcnWavefrontSizeRemoved and isinstance(where, Node) and _arch_fallback(ctx, where):
+        return
     if rule is AmdgcnWavefrontSizeRemoved:
         ctx.report(
             rule, where,
@@ -111,3 +116,30 @@ def _report(ctx: Context, where: Node | tuple[int, int], name: str) -> None:
         )
     elif rule is AmdgcnWavefrontSizeDeprecated:
         ctx.report(rule, where, f"`{name}` is deprecated since ROCm 6.3.2 and removed in 7.2", fix)
+
+
+_CONDITIONALS = ("preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef")
+_NAME = re.compile(r"\b__\w+__\b")
+
+
+def _arch_fallback(ctx: Context, node: Node) -> bool:
+    """Whether ``node`` is in the condition of an ``#if``/``#elif`` whose later ``#elif``s test,
+    for every targeted GPU, one of its arch macros: then the branch taken once the macro is
+    gone is the per-architecture one this rule asks for (mamba-ssm 2.3.2's reverse_scan.cuh:
+    ``#if defined(__AMDGCN_WAVEFRONT_SIZE) … #elif defined(__gfx942__) … 64``). A chain that
+    falls to an ``#else`` alone, or names no arch of some target, keeps the finding."""
+    test = node.parent
+    while test is not None and test.type not in _CONDITIONALS:
+        test = test.parent
+    if test is None:
+        return False
+    cond = test.child_by_field_name("condition") or test.child_by_field_name("name")
+    if cond is None or not cond.start_byte <= node.start_byte < cond.end_byte:
+        return False
+    named: set[str] = set()
+    alt = test.child_by_field_name("alternative")
+    while alt is not None and alt.type in ("preproc_elif", "preproc_elifdef"):
+        later = alt.child_by_field_name("condition") or alt.child_by_field_name("name")
+        named.update(_NAME.findall(ctx.text(later)) if later is not None else ())
+        alt = alt.child_by_field_name("alternative")
+    return all(named.intersection(g.macros) for g in gpus.gpus(gpus.archs_of(ctx.options)))
