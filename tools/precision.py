@@ -19,6 +19,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent / "tests" / "precision"
 
+#: What torch.utils.cpp_extension defines for a ROCm extension build (COMMON_HIP_FLAGS,
+#: COMMON_HIPCC_FLAGS of torch 2.13), for projects built that way.
+_TORCH_HIP_DEFINES = ("__HIP_PLATFORM_AMD__=1", "USE_ROCM=1", "HIPBLAS_V2", "CUDA_HAS_FP16=1",
+                      "__HIP_NO_HALF_OPERATORS__=1", "__HIP_NO_HALF_CONVERSIONS__=1",
+                      "HIP_ENABLE_WARP_SYNC_BUILTINS=1")
+
 #: Each project of the set: its directory and how it is scanned (as its HIP build would be).
 PROJECTS: dict[str, dict] = {
     "llama.cpp": {"hip_guards": ("GGML_USE_HIP",)},  # ggml-cuda: ported, its HIP build defines it
@@ -32,6 +38,10 @@ PROJECTS: dict[str, dict] = {
                   "undefines": ("__HIP_NO_HALF_OPERATORS__", "__HIP_NO_HALF_CONVERSIONS__",
                                 "__HIP_NO_HALF2_OPERATORS__")},
     "vllm": {"hip_guards": ("USE_ROCM",)},  # vLLM csrc: its HIP build defines USE_ROCM, named
+    # Built for ROCm by torch's cpp_extension (hipify, then hipcc): its COMMON_HIP_FLAGS and
+    # COMMON_HIPCC_FLAGS (torch 2.13) define these; mamba-ssm also passes -I csrc/selective_scan
+    **{name: {"hip_guards": ("USE_ROCM",), "include_dirs": dirs, "defines": _TORCH_HIP_DEFINES}
+       for name, dirs in (("exllamav2", ()), ("auto-gptq", ()), ("mamba-ssm", (".",)))},
 }
 
 
