@@ -886,6 +886,35 @@ def test_an_xor_offset_from_a_kernel_argument_needs_every_launch_to_show_it() ->
     assert lanes("#define GO(n) pair<1><<<1, 64>>>(v, n)\nvoid h(float *v) { pair<1><<<1, 64>>>(v, 16); }\n") == [3]
     # a kernel in a header: its includers launch it
     assert lanes("void h(float *v) { pair<1><<<1, 64>>>(v, 16); }\n", path="t.cuh") == [3]
+    # a macro pasting the kernel's name launches it where the file never spells it
+    assert lanes("#define GO(k, n) k##r<1><<<1, 64>>>(v, n)\n"
+                 "void h(float *v) { pair<1><<<1, 64>>>(v, 16); GO(pai, 64); }\n") == [3]
+
+
+def test_a_template_a_pasted_name_instantiates_keeps_its_findings(tmp_path: Path) -> None:
+    """``instances.never_instantiated`` took a source's template kernel whose name the file
+    spells only in its definition for one no unit instantiates; a macro that builds the
+    name by pasting (``#define LAUNCH(name, n) name##_kernel<n><<<…>>>``, then
+    ``LAUNCH(softmax_fwd, 4)``) launches it all the same (nvcc compiles this file), and its
+    true HP204 was dropped."""
+    kernel = ("template <int N>\n__global__ void softmax_fwd_kernel(float *v) {\n"
+              "  int lane = threadIdx.x & 0x1f;\n"
+              "  v[lane] = __shfl_down_sync(~0ull, v[threadIdx.x], 1);\n}\n")
+    from hipport.pipeline import collect, run_paths
+
+    def lanes(host: str) -> list[int]:
+        (tmp_path / "t.cu").write_bytes((kernel + host).encode())
+        report = collect(run_paths([tmp_path / "t.cu"], Options()), Options(), "scan")
+        return [f.line for f in report.findings if f.code == "HP204"]
+
+    launcher = "#define LAUNCH(name, n) \\\n  name##_kernel<n><<<1, 64>>>(v)\nvoid go(float *v) { LAUNCH(softmax_fwd, 4); }\n"
+    assert lanes(launcher) == [3]
+    assert lanes(launcher.replace("\n", "\r\n")) == [3]
+    assert lanes("void go(float *v) { softmax_fwd_kernel<4><<<1, 64>>>(v); }\n") == [3]
+    assert lanes("#define TWICE(x) x##x\n") == [3]  # any paste: hipport cannot tell
+    assert lanes("// ## not a paste\n") == []  # named nowhere: never instantiated
+    (tmp_path / "launch.h").write_text("#define LAUNCH(name, n) name##_kernel<n><<<1, 64>>>(v)\n")
+    assert lanes('#include "launch.h"\nvoid go(float *v) { LAUNCH(softmax_fwd, 4); }\n') == [3]
 
 
 def test_a_ladder_over_a_32_lane_tile_reduces_the_whole_tile() -> None:

@@ -68,6 +68,8 @@ def uses(ctx: Context, func: Node) -> list[dict[str, int | None]] | None:
     names = parameter_names(ctx, params)
     tnames = parameter_names(ctx, tparams) if tparams is not None else []
     spelled = re.compile(rb"\b" + re.escape(fname.encode()) + rb"\b")
+    if pastes(ctx):
+        return None
     found: list[dict[str, int | None]] = []
     for n in walk(ctx.tree.root_node):
         if n.type == "preproc_arg" and spelled.search(ctx.src, n.start_byte, n.end_byte):
@@ -110,4 +112,16 @@ def never_instantiated(ctx: Context, func: Node | None) -> bool:
     # that error recovery stretched (vLLM's fused_qknorm_rope_kernel.cu, whose #if holds an
     # unbalanced brace) takes the file's later launchers into the template's range
     word = re.compile(rb"\b" + re.escape(ctx.text(target).encode()) + rb"\b")
-    return all(m.start() == target.start_byte for m in word.finditer(ctx.src))
+    return all(m.start() == target.start_byte for m in word.finditer(ctx.src)) and not pastes(ctx)
+
+
+#: A ``#define`` whose body (continued lines too) pastes tokens.
+_PASTING = re.compile(rb"^[ \t]*#[ \t]*define\b(?:\\\r?\n|[^\n\\]|\\.)*##", re.M)
+
+
+def pastes(ctx: Context) -> bool:
+    """Whether a ``#define`` of the file or of a project header it compiles pastes tokens
+    (``##``): the names its uses build (``#define LAUNCH(k) k##_kernel<<<…>>>``, then
+    ``LAUNCH(softmax)``) are spelled nowhere, so the spelled uses of a function need not
+    be all of them."""
+    return any(b"##" in t and _PASTING.search(t) is not None for t in (ctx.src, *ctx.branches.header_texts()))
