@@ -617,3 +617,25 @@ def test_a_headers_assert_is_its_includers_when_they_bring_assert_first(tmp_path
     assert asserts() == []
     (tmp_path / "other.cu").write_text('#include <cuda_fp16.h>\n#include "gmem.cuh"\n')
     assert asserts() == [("cp.cuh", 4)]  # a CUDA header brings no assert
+
+
+def test_an_include_the_hip_build_never_compiles_brings_no_assert_along(tmp_path: Path):
+    """``host.brought_by_includers`` read an includer's includes with a regex over its bytes,
+    so a ``// #include <assert.h>`` and an ``#include <assert.h>`` under ``#ifndef
+    USE_ROCM`` (a ported project's CUDA-only branch) counted as bringing assert first, and
+    the header's true HP334 (its HIP build declares no assert) was dropped."""
+    from hipport.pipeline import collect, scan_paths
+
+    (tmp_path / "cp.cuh").write_text("#pragma once\n#include <cuda_runtime.h>\n"
+                                     "__device__ void wait() {\n  assert(false);\n}\n")
+
+    def asserts(includer: str) -> list[tuple[str, int]]:
+        (tmp_path / "gmem.cuh").write_text(includer)
+        opts = Options(jobs=1)
+        return sorted((Path(f.path).name, f.line) for f in collect(scan_paths([tmp_path], opts), opts, "scan").findings
+                      if f.code == "HP334")
+
+    assert asserts('#pragma once\n#ifndef USE_ROCM\n#include <assert.h>\n#endif\n#include "cp.cuh"\n') == [("cp.cuh", 4)]
+    assert asserts('#pragma once\n// #include <assert.h>\n#include "cp.cuh"\n') == [("cp.cuh", 4)]
+    assert asserts('#pragma once\n#ifdef USE_ROCM\n#include <assert.h>\n#endif\n#include "cp.cuh"\n') == []
+    assert asserts('#pragma once\n#ifdef MAYBE\n#include <assert.h>\n#endif\n#include "cp.cuh"\n') == []

@@ -163,13 +163,25 @@ def brought_by_includers(header: str, wanted: str, includes: list, options: Opti
     standard and no CUDA header: DeepSpeed's cuda_linear/utils_gmem.cuh includes <assert.h>
     just before ptx_cp.async.cuh, whose ``assert`` HP334 found in the header alone. An
     includer that is a header with nothing such before asks its own includers, up to
-    ``MAX_LEVELS``; a header no file of the run includes keeps the finding."""
+    ``MAX_LEVELS``; a header no file of the run includes keeps the finding. Only the
+    includes a HIP build compiles count: not a ``// #include``, nor one under ``#ifndef
+    USE_ROCM``."""
+    from hipport.preprocessor import model
+    from hipport.preprocessor.directives import directive_starts
+
     source = next(s for s in _data()["host_header"]["sources"] if s["header"] == wanted)
 
     def brought(path: str, target: str, level: int) -> bool:
         src = read_bytes(Path(path))
         base = os.path.basename(target).encode()
-        for m in _INCLUDE.finditer(src):
+        branches = None
+        for line, at, _, directive in directive_starts(src):
+            m = _INCLUDE.match(src, at) if directive == b"include" else None
+            if m is None:
+                continue
+            branches = branches or model(src, path, options)
+            if branches.never_compiled(line):
+                continue
             name = m.group(1).decode("utf-8", "replace")
             if os.path.basename(name).encode() == base:
                 break  # the include of ``target``: what came before decides
