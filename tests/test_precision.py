@@ -1152,3 +1152,58 @@ def test_a_namespace_alias_the_hip_build_defines_is_not_libcudacxx() -> None:
     hipcub = ('#include <hipcub/hipcub.hpp>\nnamespace cub = hipcub;\n'
               'using Load = cub::BlockLoad<float, 128, 4>;\n')  # hipCUB's: its notes hold
     assert codes_on(hipcub, "HP409", path="u.cuh") == [3]
+
+
+def test_a_ladder_only_the_first_lane_of_each_32_lane_group_reads_is_not_half_a_wave() -> None:
+    """torch-sparse 0.6.18's spmm_value_bw_kernel (built for ROCm): 32 threads per edge,
+    ``lane_idx = thread_idx & (32 - 1)``, a down ladder from 16, then only ``lane_idx == 0``
+    reads the sum. On a wave of 64 lanes 0 and 32 each hold their own group's sum, as on
+    CUDA (its comment "inside a warp" names no warp size). A sum every lane reads, one the
+    wave's id indexes (warpSize) and a helper that returns it keep HP214."""
+    src = ('#define FULL_MASK 0xffffffff\n'
+           '__global__ void per_edge(const float *m, float *out, int E, int K) {\n'
+           '  int thread_idx = blockDim.x * blockIdx.x + threadIdx.x;\n'
+           '  int index_idx = (thread_idx >> 5);\n'
+           '  int lane_idx = thread_idx & (32 - 1);\n'
+           '  if (index_idx < E) {\n'
+           '    float val = 0.f;\n'
+           '    for (int k = lane_idx; k < K; k += 32) val += m[index_idx * K + k];\n'
+           '    for (int i = 32 / 2; i > 0; i /= 2) val += __shfl_down_sync(FULL_MASK, val, i);  // in a warp\n'
+           '    if (lane_idx == 0) { out[index_idx] = val; }\n'
+           '  }\n'
+           '}\n')
+    assert codes_on(src, "HP214") == []
+    every_lane = src.replace("if (lane_idx == 0) { out[index_idx] = val; }", "out[thread_idx] = val;")
+    by_wave = src.replace("out[index_idx] = val;", "out[thread_idx / warpSize] = val;")
+    helper = src.replace("__global__ void", "__device__ float").replace(
+        "if (lane_idx == 0) { out[index_idx] = val; }", "if (lane_idx == 0) return val;")
+    for other in (every_lane, by_wave, helper):
+        assert codes_on(other, "HP214") == [9]
+
+
+def test_an_up_ladder_guarded_by_the_32_lane_index_stays_in_its_group() -> None:
+    """torch-scatter 2.1.2's segment_coo_kernel (built for ROCm): ``tmp = SHFL_UP_SYNC(…, val,
+    i)`` for i = 1 … 16, used only under ``if (lane_idx >= i && …)`` with ``lane_idx =
+    row_idx & (32 - 1)``: each lane reads lane - i of its own 32-lane group, on a wave of 64
+    too. Without the guard, or with a value read after the loop, HP214 stays."""
+    src = ('#define FULL_MASK 0xffffffff\n'
+           '__global__ void scan(const float *in, const long *index, float *out, int E) {\n'
+           '  int row_idx = blockIdx.x * blockDim.x + threadIdx.x;\n'
+           '  int lane_idx = row_idx & (32 - 1);\n'
+           '  if (row_idx < E) {\n'
+           '    float val = in[row_idx], tmp;\n'
+           '    long idx = index[row_idx], next_idx;\n'
+           '    for (int i = 1; i < 32; i *= 2) {\n'
+           '      tmp = __shfl_up_sync(FULL_MASK, val, i);\n'
+           '      next_idx = __shfl_up_sync(FULL_MASK, idx, i);\n'
+           '      if (lane_idx >= i && idx == next_idx) val += tmp;\n'
+           '    }\n'
+           '    next_idx = __shfl_down_sync(FULL_MASK, idx, 1);\n'
+           '    if (lane_idx == 31 || idx != next_idx) atomicAdd(out + idx, val);\n'
+           '  }\n'
+           '}\n')
+    assert codes_on(src, "HP214") == []
+    unguarded = src.replace("if (lane_idx >= i && idx == next_idx)", "if (idx == next_idx)")
+    read_after = src.replace("atomicAdd(out + idx, val);", "atomicAdd(out + idx, val + tmp);")
+    for other in (unguarded, read_after):
+        assert codes_on(other, "HP214") == [8]

@@ -14,6 +14,7 @@ from hipport.parse import Node, call_arguments, call_name, text, walk
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY
 from hipport import facts
+from hipport.rules.warp.group_lane import guarded_up_ladder, read_by_group_lane_zero
 from hipport.rules.warp.logical import logical_group_block, logical_tile, logical_width, wave_blind_function
 from hipport.rules.warp.syntax import int_value, is_int, small_constant, step_of, strip
 from hipport.rules.warp.vocab import SHUFFLES, XOR_SHUFFLES
@@ -77,6 +78,12 @@ class ShuffleLadder16:
     Nor is a ladder of xors from 16 in a function of such a project that votes on no wave,
     shuffles only by xors under 32 (or width 32) and spells neither `warpSize` nor another
     warp-size name: a 64-lane wave runs it as two 32-lane warps, each reduced whole.
+    Nor is a down (or xor) ladder from 16 in a kernel that spells no wave (no vote, no
+    `warpSize`) whose sums only a lane with `x & 31 == 0` reads afterwards
+    (`if (lane == 0) out[i] = v;`): on a wave of 64 lanes 0 and 32 each add up their own
+    32-lane group, as CUDA's warp does. Nor an up ladder to 32 whose shuffled values are used
+    only where that lane index is at least the offset (`if (lane >= i) v += tmp;`): no lane
+    reads across its group.
     Nor is `float other = __shfl_xor(v, 16)` there, kept apart from `v`, in a block whose
     shuffles are all xors by offsets under 32: an exchange within a 32-lane group, which
     each half of a 64-lane wave makes within itself.
@@ -188,6 +195,10 @@ def check_ladder_loop(loop: Node, ctx: Context) -> None:
         return  # no shuffle of var, or each one's explicit 32 (or 32-lane tile) is a logical warp (logical.py)
     if step == "down" and wave_blind_function(ctx, func):
         return  # xors under 32 in code that never spells the wave: each half reduces itself
+    if step == "down" and read_by_group_lane_zero(ctx, loop, func, shuffles):
+        return  # only each 32-lane group's first lane reads the sums: its own group's (group_lane.py)
+    if step == "up" and guarded_up_ladder(ctx, loop, func, shuffles, var):
+        return  # each lane reads up only within its 32-lane group (group_lane.py)
     ctx.report(
         ShuffleLadder16, where,
         f"shuffle ladder over `{var}` {'starts at 16' if step == 'down' else 'stops at 32'}: "
