@@ -42,6 +42,9 @@ PROJECTS: dict[str, dict] = {
     # COMMON_HIPCC_FLAGS (torch 2.13) define these; mamba-ssm also passes -I csrc/selective_scan
     **{name: {"hip_guards": ("USE_ROCM",), "include_dirs": dirs, "defines": _TORCH_HIP_DEFINES}
        for name, dirs in (("exllamav2", ()), ("auto-gptq", ()), ("mamba-ssm", (".",)))},
+    # torch-scatter, torch-sparse: the same build; their setup.py adds WITH_CUDA (and USE_ROCM)
+    **{name: {"hip_guards": ("USE_ROCM",), "defines": (*_TORCH_HIP_DEFINES, "WITH_CUDA")}
+       for name in ("torch-scatter", "torch-sparse")},
 }
 
 
