@@ -1092,6 +1092,32 @@ def test_a_header_included_only_by_headers_is_answered_by_their_includers(tmp_pa
     assert constants() == [("context.h", 2)]  # the header uses it: only the wave answers
 
 
+def test_a_header_the_build_finds_through_an_angled_include_spells_the_constant(tmp_path: Path) -> None:
+    """``includers.spelled_in_compile`` followed only ``#include "…"``: a unit including
+    context.h (``#define WARP_SIZE 32``) and ``<proj/reduce.h>`` found through -I, whose
+    warp sum shuffles ``WARP_SIZE`` lanes, counted as never spelling the constant, and
+    context.h's true HP209 was dropped (the same unit with ``"../inc/proj/reduce.h"`` kept it)."""
+    from hipport.pipeline import collect, scan_paths
+
+    (tmp_path / "inc" / "proj").mkdir(parents=True)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "inc" / "proj" / "reduce.h").write_text(
+        "#pragma once\n__device__ inline float warp_sum(float v) {\n"
+        "  return v + __shfl_xor_sync(~0ull, v, 1, WARP_SIZE);\n}\n")
+    (tmp_path / "src" / "context.h").write_text("#pragma once\n#define WARP_SIZE 32\n")
+    (tmp_path / "src" / "k.cu").write_text('#include "context.h"\n#include <proj/reduce.h>\n'
+                                           "__global__ void k(float *v) { v[0] = warp_sum(v[0]); }\n")
+
+    def constants(*dirs: str) -> list[tuple[str, int]]:
+        opts = Options(jobs=1, include_dirs=tuple(str(tmp_path / d) for d in dirs))
+        return sorted((Path(f.path).name, f.line) for f in collect(
+            scan_paths([tmp_path / "src"], opts), opts, "scan").findings if f.code == "HP209")
+
+    assert constants("inc") == [("context.h", 2)]
+    (tmp_path / "inc" / "proj" / "reduce.h").write_text("#pragma once\n")
+    assert constants("inc") == []  # found, and it does not spell it
+
+
 def test_a_project_header_in_a_folder_named_cuda_is_not_libcudacxx(tmp_path: Path) -> None:
     """exllamav2 0.0.4's exllamav2_ext/ext.cpp (and auto-gptq 0.7.1's copy of it) includes its
     own kernels' headers as ``"cuda/q_matrix.cuh"``: the file beside it, not libcu++ (one HP333

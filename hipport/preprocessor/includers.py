@@ -222,19 +222,23 @@ def spelled_in_compile(unit: str, word: str, defining: str, includes: Iterable[t
         if len(seen) > MAX_COMPILE_FILES:
             return True
         items = recorded.get(path)
-        if path != skip or items is None:
-            try:
-                with open(path, "rb") as f:
-                    data = f.read()
-            except OSError:
-                return True
-            if path != skip and pattern.search(data):
-                return True
-            if items is None:
-                items = own_includes(data, None)
-        for name, compiled in items:
-            target = _found(path, name, dirs, known)
-            if compiled and target is not None and target not in seen:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return True
+        if path != skip and pattern.search(data):
+            return True
+        targets = [_found(path, name, dirs, known) for name, compiled in
+                   (own_includes(data, None) if items is None else items) if compiled]
+        # an #include <…> that the build's -I finds is a project header of the compile too
+        targets += [next((t for d in dirs if (t := os.path.normpath(os.path.join(os.path.abspath(d), name.decode(
+            "utf-8", "replace")))) in known or os.path.isfile(t)), None) for name in _ANGLED.findall(data)]
+        for target in targets:
+            if target is not None and target not in seen:
                 seen.add(target)
                 todo.append(target)
     return False
+
+
+_ANGLED = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*<([^>\n]+)>", re.M)
