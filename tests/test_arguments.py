@@ -170,6 +170,23 @@ def test_cuda_13_graph_add_node_drops_null_edge_data_and_reports_any_other() -> 
         assert ("HP116", 1) in found
 
 
+def test_cuda_12_graph_exec_update_result_info_is_a_finding_naming_hips_out_parameters() -> None:
+    """CUDA 12's three-argument form (jacobiCudaGraphs of the samples) is reported where it
+    is, naming the HIP types the four-argument hipGraphExecUpdate takes (the compiler's
+    errors on the struct's uses name hipGraphExecUpdateResult); CUDA 11's form is renamed."""
+    for options in (V63, V721):
+        for cuda, hip in (("cudaGraphExecUpdate", "hipGraphExecUpdate"),
+                          ("cuGraphExecUpdate", "hipGraphExecUpdate")):
+            out, findings, _ = transform((INCLUDE + f"{cuda}(exec, graph, &info);").encode(),
+                                         "t.cpp", options)
+            assert out.decode().endswith(f"{hip}(exec, graph, &info);")
+            reported = [f for f in findings if f.code == "HP116"]
+            assert len(reported) == 1 and "hipGraphExecUpdateResult*" in reported[0].message
+            out, found = conv(f"{cuda}(exec, graph, &errorNode, &result);", options)
+            assert out == f"{hip}(exec, graph, &errorNode, &result);"
+            assert not [c for c, _ in found if c == "HP116"]
+
+
 def test_a_device_ordinal_or_an_unknown_location_keeps_the_plain_call() -> None:
     for src in ("cudaMemPrefetchAsync(p, n, device, s);", "cudaMemPrefetchAsync(p, n, where(), 0, s);"):
         out, found = conv(src, V721)

@@ -62,6 +62,7 @@ class ArgRewrite:
     when_argument: re.Pattern[str] | None = None
     fine: re.Pattern[str] | None = None
     when_type: re.Pattern[str] | None = None
+    what: str | None = None
 
     def in_release(self, rocm: tuple[int, ...]) -> bool:
         """Whether the target release is in ``[rocm_from, rocm_until)``."""
@@ -90,7 +91,7 @@ def rewrites() -> dict[str, tuple[ArgRewrite, ...]]:
                 item.get("only_if"), item["decision"], item["reason"],
                 _release(item.get("rocm_from")), _release(item.get("rocm_until")),
                 _regex(item.get("when_argument")), _regex(item.get("fine")),
-                _regex(item.get("when_type"))))
+                _regex(item.get("when_type")), item.get("what")))
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -384,8 +385,8 @@ def _report(ctx: Context, call: Node, rows: list[ArgRewrite], whys: list[str], t
     """One finding for the call: what differs, and why it was not rewritten."""
     parts = []
     for r, why in zip(rows, whys):
-        what = {"reinterpret_cast_size_t": f"argument {r.arg + 1} is a size_t* there",
-                "remove_argument": f"it has no argument {r.arg + 1}"}.get(
+        what = r.what or {"reinterpret_cast_size_t": f"argument {r.arg + 1} is a size_t* there",
+                          "remove_argument": f"it has no argument {r.arg + 1}"}.get(
             r.transform, f"{r.transform.replace('_', ' ')} at argument {r.arg + 1}")
         parts.append(what + (f" ({why})" if why else ""))
     ctx.report(ARGUMENT_REWRITE, call,
