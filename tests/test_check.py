@@ -322,6 +322,26 @@ def test_cache_misses_when_an_included_header_changed_or_vanished(
     assert count_process == ["k.cu"] * 5  # vanished: analysed again, not answered as before
 
 
+def test_cache_misses_when_a_project_header_in_a_cuda_folder_vanishes_or_appears(
+        tmp_path: Path, count_process: list[str]) -> None:
+    """HP333 leaves ``#include "cuda/q_matrix.cuh"`` alone while the build finds that file (the
+    project's own header): a cached check must see it vanish (then libcu++ as far as hipport
+    knows: HP333, high) and appear again, as a fresh scan does. ext.cpp has no conditional,
+    so only HP333's own lookup notes those places for the cache."""
+    from hipport.preprocessor import branches
+
+    header = write(tmp_path / "cuda" / "q_matrix.cuh", "#pragma once\n")
+    write(tmp_path / "ext.cpp", '#include "cuda/q_matrix.cuh"\nint f();\n')
+    assert _codes(run("ext.cpp")) == set()
+    assert _codes(run("ext.cpp")) == set() and count_process == ["ext.cpp"]
+    header.unlink()
+    branches._project_header.cache_clear()
+    assert _codes(run("ext.cpp")) == {"HP333"} == _codes(run("--no-cache", "ext.cpp"))
+    write(header, "#pragma once\n")
+    branches._project_header.cache_clear()
+    assert _codes(run("ext.cpp")) == set() and count_process == ["ext.cpp"] * 4
+
+
 def test_cache_misses_when_a_header_appears_earlier_in_the_include_search(
         tmp_path: Path, count_process: list[str]) -> None:
     """k.cu's ``#include "common.cuh"`` finds inc/common.cuh through -I (a wave of 64 named:

@@ -26,7 +26,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 
-from hipport.preprocessor.branches import MAX_UP, Branches
+from hipport.preprocessor.branches import MAX_UP, Branches, project_header
 from hipport.preprocessor.directives import directive_starts
 
 #: The directives that open and close conditionals, and ``#include "name"``, at the start
@@ -91,8 +91,10 @@ def _found(includer: str, name: str, dirs: tuple[os.PathLike | str, ...],
 
 def project_include(includer: str, name: str, include_dirs: Iterable[os.PathLike | str] = ()) -> str | None:
     """The project file ``#include "name"`` in ``includer`` takes, as the branch model looks
-    for it (beside the includer, then the build's ``-I``), or None when there is none."""
-    return _found(includer, name, tuple(include_dirs))
+    for it (beside the includer, then the build's ``-I``), or None when there is none. Read
+    through ``project_header``, so check's cache notes each place tried: a finding that
+    hangs on the answer is analysed again when a header there vanishes or appears."""
+    return next((t for t in _targets(includer, name, include_dirs) if project_header(t) is not None), None)
 
 
 def cuda_only_headers(headers: Iterable[str], includes: Iterable[tuple[str, Includes]],
