@@ -45,6 +45,10 @@ PROJECTS: dict[str, dict] = {
     # torch-scatter, torch-sparse: the same build; their setup.py adds WITH_CUDA (and USE_ROCM)
     **{name: {"hip_guards": ("USE_ROCM",), "defines": (*_TORCH_HIP_DEFINES, "WITH_CUDA")}
        for name in ("torch-scatter", "torch-sparse")},
+    # mmcv 1.x: the same build; its setup.py adds MMCV_WITH_HIP (its HIP guard), MMCV_WITH_CUDA
+    # and -I mmcv/ops/csrc/{pytorch,common,common/cuda}
+    "mmcv": {"hip_guards": ("MMCV_WITH_HIP",), "include_dirs": ("common/cuda",),
+             "defines": (*_TORCH_HIP_DEFINES, "MMCV_WITH_HIP", "MMCV_WITH_CUDA")},
 }
 
 
