@@ -41,6 +41,16 @@ def test_newer_on_63_mapped_on_721(table: MappingTable) -> None:
     assert (new.status, new.apply) == (Status.MAPPED, True)
 
 
+def test_the_launch_kernel_ex_template_maps_from_7_0(table: MappingTable) -> None:
+    """cuda_runtime.h's C++ template is no row of HIPIFY's tables (only cudaLaunchKernelExC
+    is): the call stayed cudaLaunchKernelEx, undeclared against the 7.1 headers, with no
+    finding. HIP 7.0 added the same template (hipLaunchKernelEx); HIP 6.2 has none."""
+    old = resolve(table, "cudaLaunchKernelEx", "6.3")
+    assert (old.status, old.apply, old.target) == (Status.NEWER, False, "hipLaunchKernelEx")
+    new = resolve(table, "cudaLaunchKernelEx", "7.2.1")
+    assert (new.status, new.apply, new.target) == (Status.MAPPED, True, "hipLaunchKernelEx")
+
+
 def test_710_is_newer_than_721(table: MappingTable) -> None:
     # hipblasHerkEx is added in 7.10.0: string comparison would call it available on 7.2.1.
     # The joint CUBLAS table lacks it (README); the separate HIP table must have won.
