@@ -23,7 +23,7 @@ from hipport.findings import Finding, Severity
 from hipport.options import Options
 from hipport.preprocessor import model
 from hipport.preprocessor.includers import (
-    HEADER_SUFFIXES, Includes, compiled_includers, cuda_only_headers, own_includes, reached, spelled_in_compile,
+    HEADER_SUFFIXES, CompileReach, Includes, compiled_includers, cuda_only_headers, own_includes, reached,
 )
 from hipport.report.model import FileOutcome, Report
 from hipport.rewrite.buildfiles import hip_name, kind_of as build_kind, transform as build_transform
@@ -464,7 +464,7 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
     itself a header naming no wave answers through its own includers, up to
     ``MAX_INCLUDER_LEVELS`` (DeepSpeed's context.h is included by general_kernels.h, which
     the transformer's .cu files include after custom_cuda_layers.h). For an HP209, a unit
-    whose compile never spells the constant (``includers.spelled_in_compile``) answers too:
+    whose compile never spells the constant (``includers.CompileReach``) answers too:
     its value changes nothing there (transformer/general_kernels.cu compiles context.h and
     uses none of its WARP_SIZE), provided the header spells the name only once, in its
     definition. A header no file of the run includes keeps them, and so does one on an
@@ -479,6 +479,7 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
 
     names: dict[str, bool] = {}
     answers: dict[tuple[str, int, str, str], bool] = {}
+    reach = lru_cache(maxsize=1)(lambda: CompileReach(includes, options.include_dirs))
 
     def answered(path: str, level: int, header: str, word: str) -> bool:
         """Every compile of ``path`` in the run names the wave, or (``word`` given) never
@@ -497,7 +498,7 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
                     ups = compiled_includers(path, includes, options.include_dirs)
                     found = bool(ups) and all(answered(u, level + 1, header, word) for u in ups)
             elif not found and word:
-                found = not spelled_in_compile(path, word, header, includes, options.include_dirs)
+                found = not reach().spelled(path, word, header)
             answers[key] = found
         return found
 
