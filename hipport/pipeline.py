@@ -23,7 +23,7 @@ from hipport.findings import Finding, Severity
 from hipport.options import Options
 from hipport.preprocessor import model
 from hipport.preprocessor.includers import (
-    HEADER_SUFFIXES, CompileReach, Includes, compiled_includers, cuda_only_headers, own_includes, reached,
+    HEADER_SUFFIXES, CompileReach, Includers, Includes, cuda_only_headers, own_includes, reached,
 )
 from hipport.report.model import FileOutcome, Report
 from hipport.rewrite.buildfiles import hip_name, kind_of as build_kind, transform as build_transform
@@ -480,6 +480,7 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
     names: dict[str, bool] = {}
     answers: dict[tuple[str, int, str, str], bool] = {}
     reach = lru_cache(maxsize=1)(lambda: CompileReach(includes, options.include_dirs))
+    index = Includers(includes, options.include_dirs)
 
     def answered(path: str, level: int, header: str, word: str) -> bool:
         """Every compile of ``path`` in the run names the wave, or (``word`` given) never
@@ -495,7 +496,7 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
             found = names[path]
             if not found and path.endswith(HEADER_SUFFIXES):
                 if level < MAX_INCLUDER_LEVELS:
-                    ups = compiled_includers(path, includes, options.include_dirs)
+                    ups = index.of(path)
                     found = bool(ups) and all(answered(u, level + 1, header, word) for u in ups)
             elif not found and word:
                 found = not reach().spelled(path, word, header)
@@ -504,13 +505,13 @@ def _drop_logical_in_wave64_includers(report: Report, includes: list, deferred: 
 
     moot: dict[str, set[tuple[int, int]]] = {}
     for header, entries in deferred.items():
-        includers = compiled_includers(header, includes, options.include_dirs)
+        includers = index.of(header)
         if not includers:  # a template of a source no file includes: never instantiated
             moot[header] = {(line, col) for line, col, name in entries if name == UNLESS_INCLUDED}
             continue
         for wanted in {name for _, _, name in entries if name.startswith(BROUGHT)}:
             try:
-                if brought_by_includers(header, wanted[len(BROUGHT):], includes, options, view()):
+                if brought_by_includers(header, wanted[len(BROUGHT):], index, options, view()):
                     moot.setdefault(header, set()).update((line, col) for line, col, name in entries if name == wanted)
             except OSError:
                 pass  # an includer gone since: judged as it is

@@ -6,6 +6,7 @@ of the same rule that must stay (so a fix cannot pass by silencing the rule).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hipport.analyze import analyze
@@ -1119,6 +1120,40 @@ def test_the_units_of_one_header_read_each_file_of_their_compiles_once(
     report = collect(scan_paths([tmp_path], opts), opts, "scan")
     assert [f.code for f in report.findings if f.code == "HP209"] == []  # no unit spells WARP_SIZE
     assert len(opened) == len(set(opened)) == 26  # 20 units, context.h, h1-h5
+
+
+def test_the_includers_of_many_headers_cost_one_pass_over_the_includes(
+        tmp_path: Path, monkeypatch) -> None:
+    """Each header deferring HP204 to its includers asked for them with a walk of every
+    include of the run (``compiled_includers``): O(headers × includes), 400 headers and
+    3,200 units of ten includes each took 5.9 s more than without the findings. The
+    includes are now indexed once per collect (``includers.Includers``); the answers are
+    the same: every header is included by a unit that names no wave, so each keeps HP204."""
+    import types
+
+    from hipport.pipeline import collect, scan_paths
+    from hipport.preprocessor import includers
+
+    headers, units = 30, 60
+    for h in range(headers):
+        (tmp_path / f"h{h}.cuh").write_text(f"#pragma once\n__device__ inline int w{h}() {{ return threadIdx.x / 32; }}\n")
+    for u in range(units):
+        (tmp_path / f"u{u}.cu").write_text("".join(f'#include "h{(u + j * 7) % headers}.cuh"\n' for j in range(10))
+                                           + f"__global__ void k{u}(int *p) {{ p[0] = 1; }}\n")
+    opts = Options(jobs=1)
+    results = list(scan_paths([tmp_path], opts))
+    asked: list[str] = []
+
+    def basename(p: str) -> str:
+        asked.append(p)
+        return os.path.basename(p)
+
+    monkeypatch.setattr(includers, "os", types.SimpleNamespace(
+        path=types.SimpleNamespace(**{**vars(os.path), "basename": basename})))
+    report = collect(results, opts, "scan")
+    assert sorted(f.path for f in report.findings if f.code == "HP204") == sorted(
+        str(tmp_path / f"h{h}.cuh") for h in range(headers))
+    assert len(asked) < 4 * units * 10  # a few per include, not one per include and header
 
 
 def test_a_header_the_build_finds_through_an_angled_include_spells_the_constant(tmp_path: Path) -> None:

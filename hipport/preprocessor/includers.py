@@ -184,19 +184,30 @@ def reached(roots: Iterable[str], includes: Iterable[tuple[str, Includes]], file
     return {by_path[p] for p in _reach(start, edges) - set(start) if p in by_path}
 
 
-def compiled_includers(header: str, includes: Iterable[tuple[str, Includes]],
-                       include_dirs: Iterable[os.PathLike | str] = ()) -> list[str]:
-    """The files of the run that include ``header`` where a HIP build compiles the include
-    (the first file the name finds, ``_found``)."""
-    target = os.path.normpath(os.path.abspath(header))
-    base, dirs = os.path.basename(target), tuple(include_dirs)
-    found = []
-    for includer, items in includes:
-        for name, compiled in items:
-            if compiled and os.path.basename(name) == base and _found(includer, name, dirs) == target:
-                found.append(includer)
-                break
-    return found
+class Includers:
+    """The files of the run that include a header where a HIP build compiles the include
+    (the first file the name finds, ``_found``), for the many headers of one run: the
+    includes are indexed by the name's last component once. (A walk of every include per
+    header cost O(headers × includes): 400 headers deferring HP204 to 3,200 units that
+    include ten each took 5.9 s of a 8.9 s scan.)"""
+
+    def __init__(self, includes: Iterable[tuple[str, Includes]],
+                 include_dirs: Iterable[os.PathLike | str] = ()) -> None:
+        self.dirs = tuple(include_dirs)
+        self._by_name: dict[str, list[tuple[str, str]]] = {}  # base name -> (includer, name), in order
+        for includer, items in includes:
+            for name, compiled in items:
+                if compiled:
+                    self._by_name.setdefault(os.path.basename(name), []).append((includer, name))
+
+    def of(self, header: str) -> list[str]:
+        """The includers of ``header``, each once, in the order of the run's includes."""
+        target = os.path.normpath(os.path.abspath(header))
+        found: dict[str, None] = {}
+        for includer, name in self._by_name.get(os.path.basename(target), ()):
+            if includer not in found and _found(includer, name, self.dirs) == target:
+                found[includer] = None
+        return list(found)
 
 
 #: How many files ``CompileReach.spelled`` reads for one unit at most: past it, the name counts as spelled.

@@ -21,7 +21,7 @@ from hipport.findings import Effort, Severity
 from hipport.facts import is_device_only_code
 from hipport.files import read_bytes
 from hipport.options import Options
-from hipport.preprocessor.includers import HEADER_SUFFIXES, compiled_includers
+from hipport.preprocessor.includers import HEADER_SUFFIXES, Includers
 from hipport.parse import Node, call_name
 from hipport.registry import any_word_of
 from hipport.rewrite.includes import newline_of, top_include_place
@@ -155,7 +155,7 @@ BROUGHT = "<brought>"
 MAX_LEVELS = 4
 
 
-def brought_by_includers(header: str, wanted: str, includes: list, options: Options,
+def brought_by_includers(header: str, wanted: str, includers: Includers, options: Options,
                          view: MappingView) -> bool:
     """Every file of the run that includes ``header`` (where a HIP build compiles the
     include) has, before that include, one that may bring the C header ``wanted`` names
@@ -191,10 +191,10 @@ def brought_by_includers(header: str, wanted: str, includes: list, options: Opti
                 return True
         if level >= MAX_LEVELS or not path.endswith(HEADER_SUFFIXES):
             return False
-        ups = compiled_includers(path, includes, options.include_dirs)
+        ups = includers.of(path)
         return bool(ups) and all(brought(u, path, level + 1) for u in ups)
 
-    ups = compiled_includers(header, includes, options.include_dirs)
+    ups = includers.of(header)
     return bool(ups) and all(brought(u, header, 1) for u in ups)
 
 
