@@ -1297,3 +1297,27 @@ def test_an_up_ladder_guarded_by_the_32_lane_index_stays_in_its_group() -> None:
     read_after = src.replace("atomicAdd(out + idx, val);", "atomicAdd(out + idx, val + tmp);")
     for other in (unguarded, read_after):
         assert codes_on(other, "HP214") == [8]
+
+
+def test_a_table_filled_by_warp_work_through_a_helper_or_macro_keeps_hp204() -> None:
+    """The table case's "no warp-level work" must see through the file's helpers and
+    macros: ``tile[tid / 32][tid % 32] = warp_scan(v)`` (a __device__ helper that scans
+    with __shfl_up_sync) or ``= WARP_BCAST(v)`` (a #define around __shfl_sync(…, v, 0))
+    stores each warp's row of lanes; on a wave of 64 lanes 32-63 read lanes 0-31."""
+    kernel = ('__global__ void k(const float *in, float *out) {\n'
+              '  __shared__ float tile[8][32];\n'
+              '  int w = threadIdx.x / 32;\n'
+              '  int l = threadIdx.x % 32;\n'
+              '  tile[w][l] = WORK(in[threadIdx.x]);\n'
+              '  __syncthreads();\n'
+              '  out[threadIdx.x] = tile[w][l];\n'
+              '}\n')
+    helper = ('template <int N> __device__ float warp_scan(float v) {\n'
+              '  for (int i = 1; i < N; i *= 2) { float t = __shfl_up_sync(0xffffffffu, v, i);'
+              ' if ((threadIdx.x & 31) >= i) v += t; }\n'
+              '  return v;\n'
+              '}\n')
+    macro = '#define WARP_BCAST(v) __shfl_sync(0xffffffffu, (v), 0)\n'
+    assert codes_on(kernel.replace("WORK", "(float)"), "HP204") == []
+    assert codes_on(helper + kernel.replace("WORK", "warp_scan<32>"), "HP204") == [2, 7, 8]
+    assert codes_on(macro + kernel.replace("WORK", "WARP_BCAST"), "HP204") == [4, 5]

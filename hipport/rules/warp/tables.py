@@ -16,10 +16,11 @@ its "warp", so a wave of 64 fills and reads the table as a warp of 32 does.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hipport import facts
-from hipport.parse import Node, find_all, text
+from hipport.parse import Node, find_all, function_declarator, text
 from hipport.rules.warp.syntax import int_value
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 #: ``__shared__`` is not: the table is one (lanes.py's ``_WARP_LEVEL`` counts it).
 _WARP_WORK = re.compile(rb"__shfl|__ballot|__any|__all|__activemask|__syncwarp|__match|__reduce_"
                         rb"|tiled_partition|coalesced_threads|warpSize|WARP_SIZE|\basm\b")
+_NAME = re.compile(rb"[A-Za-z_]\w*")
 
 
 def table_coordinate(ctx: Context, node: Node) -> bool:
@@ -44,7 +46,7 @@ def table_coordinate(ctx: Context, node: Node) -> bool:
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     width = int_value(ctx.src, right) if right is not None else None
     if local is None or body is None or left is None or width is None \
-            or _WARP_WORK.search(ctx.src, func.start_byte, func.end_byte):
+            or _does_warp_work(ctx, func):
         return False
     extents = _extents(ctx, body)
     if text(ctx.src, node.child_by_field_name("operator")) == "%":
@@ -57,6 +59,49 @@ def table_coordinate(ctx: Context, node: Node) -> bool:
                and (target := _initialised_local(value)) is not None
                and _only_column(ctx, body, target, width[0], extents)}
     return any(_index_of(ctx, outer) in columns for outer in _rows_indexed_by(ctx, body, local))
+
+
+@dataclass
+class _Definitions:
+    """Per file: name -> the byte ranges of the functions and ``#define``s it defines."""
+
+    ranges: dict[bytes, list[tuple[int, int]]] | None = None
+
+
+def _does_warp_work(ctx: Context, func: Node) -> bool:
+    """Whether ``func``, or a function or macro of the file it names (transitively), does
+    warp-level work: a helper ``warp_scan(v)`` that shuffles, or ``#define BCAST(v)
+    __shfl_sync(…, v, 0)``, makes ``tile[tid / 32][tid % 32] = warp_scan(v)`` a warp's
+    row of lanes, as the same shuffle written in the kernel does."""
+    state = ctx.state(_Definitions)
+    if state.ranges is None:
+        state.ranges = _definitions(ctx)
+    todo = [(func.start_byte, func.end_byte)]
+    seen = set(todo)
+    while todo:
+        start, end = todo.pop()
+        if _WARP_WORK.search(ctx.src, start, end):
+            return True
+        for name in set(_NAME.findall(ctx.src, start, end)):
+            for where in state.ranges.get(name, ()):
+                if where not in seen:
+                    seen.add(where)
+                    todo.append(where)
+    return False
+
+
+def _definitions(ctx: Context) -> dict[bytes, list[tuple[int, int]]]:
+    out: dict[bytes, list[tuple[int, int]]] = {}
+    for node in find_all(ctx.tree.root_node, ("function_definition", "preproc_def", "preproc_function_def")):
+        name = node.child_by_field_name("name")
+        if node.type == "function_definition":
+            declarator = function_declarator(node)
+            name = declarator.child_by_field_name("declarator") if declarator is not None else None
+            while name is not None and name.type in ("qualified_identifier", "template_function"):
+                name = name.child_by_field_name("name")
+        if name is not None:
+            out.setdefault(ctx.src[name.start_byte:name.end_byte], []).append((node.start_byte, node.end_byte))
+    return out
 
 
 def _strip(node: Node | None) -> Node | None:
