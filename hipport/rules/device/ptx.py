@@ -7,12 +7,13 @@ function; there only a PTX-looking template (dotted opcodes, special registers) 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from hipport import facts
 from hipport.findings import Effort, Severity
-from hipport.parse import Node, text
+from hipport.parse import Node, find_all, text
 from hipport.registry import any_bytes_of
 from hipport.rules import REGISTRY, SaysWhatItIs
 from hipport.rules.device.common import func_key, once
@@ -202,17 +203,40 @@ def _asm(node: Node, ctx: "Context") -> None:
         _report_ptx(ctx, node, template)
 
 
-@REGISTRY.visits("call_expression", source=any_bytes_of(b"cuda::ptx::"), codes=(InlinePtx,))
+@REGISTRY.visits("call_expression", source=any_bytes_of(b"cuda::ptx"), codes=(InlinePtx,))
 def _cuda_ptx_call(node: Node, ctx: "Context") -> None:
     """``cuda::ptx::mbarrier_arrive_expect_tx(…)``: libcu++ spells one PTX instruction per
     function, so the call is inline PTX under another name (the blind recall corpus's
-    second batch: only the ``#include <cuda/ptx>`` was reported, as a libcu++ header)."""
+    second batch: only the ``#include <cuda/ptx>`` was reported, as a libcu++ header).
+    Through a namespace alias too (``namespace ptx = cuda::ptx;``, then ``ptx::fence_…()``)."""
     fn = node.child_by_field_name("function")
     if fn is None or fn.type != "qualified_identifier":
         return
     name = "".join(ctx.text(fn).split()).removeprefix("::")  # ::cuda::ptx::get_sreg_laneid(), as CCCL spells it
+    alias = name.split("::", 1)[0]
+    if alias in _ptx_aliases(ctx):
+        name = "cuda::ptx::" + name.split("::", 1)[1]
     if not name.startswith("cuda::ptx::"):
         return
     once(ctx, f"cuda-ptx:{func_key(ctx, node)}", InlinePtx, node,
          f"`{name}` is a PTX instruction (libcu++'s cuda::ptx wrappers): AMD GPUs do not run PTX",
          "rewrite with HIP intrinsics, or keep it under #ifndef __HIP_PLATFORM_AMD__ and add an AMD path")
+
+
+def _ptx_aliases(ctx: "Context") -> frozenset[str]:
+    """The names the file gives ``cuda::ptx`` (``namespace ptx = ::cuda::ptx;``, CCCL's
+    transform kernel), once per file; not a name it also gives another namespace."""
+    found = ctx.state(_PtxAliases).names
+    if found is None:
+        targets: dict[str, set[str]] = {}
+        for alias in find_all(ctx.tree.root_node, ("namespace_alias_definition",)):
+            if (name := alias.child_by_field_name("name")) is not None:
+                target = "".join(ctx.text(alias.named_children[-1]).split()).removeprefix("::")
+                targets.setdefault(ctx.text(name), set()).add(target)
+        found = ctx.state(_PtxAliases).names = frozenset(n for n, t in targets.items() if t == {"cuda::ptx"})
+    return found
+
+
+@dataclass
+class _PtxAliases:
+    names: frozenset[str] | None = None
