@@ -1299,6 +1299,27 @@ def test_an_up_ladder_guarded_by_the_32_lane_index_stays_in_its_group() -> None:
         assert codes_on(other, "HP214") == [8]
 
 
+def test_an_up_ladder_whose_scan_a_later_indexed_shuffle_reads_keeps_hp214() -> None:
+    """The guarded up ladder stays in its group, but ``__shfl_sync(m, v, 31)`` after it
+    (the warp's total, a common end of a warp scan) reads lane 31 by its number in the
+    wave: on a wave of 64 lanes 32-63 get the first group's total. With width 32 it is the
+    group's lane 31 again."""
+    src = ('__global__ void k(const float *in, float *out, int n) {\n'
+           '  int row = blockIdx.x * blockDim.x + threadIdx.x;\n'
+           '  int lane = row & (32 - 1);\n'
+           '  float v = row < n ? in[row] : 0.f, t;\n'
+           '  for (int i = 1; i < 32; i *= 2) {\n'
+           '    t = __shfl_up_sync(0xffffffffu, v, i);\n'
+           '    if (lane >= i) v += t;\n'
+           '  }\n'
+           '  float total = __shfl_sync(0xffffffffu, v, 31);\n'
+           '  if (row < n) out[row] = v / total;\n'
+           '}\n')
+    assert codes_on(src, "HP214") == [5]
+    assert codes_on(src.replace("v, 31)", "v * 2.f, 31)"), "HP214") == [5]
+    assert codes_on(src.replace("v, 31)", "v, 31, 32)"), "HP214") == []
+
+
 def test_a_table_filled_by_warp_work_through_a_helper_or_macro_keeps_hp204() -> None:
     """The table case's "no warp-level work" must see through the file's helpers and
     macros: ``tile[tid / 32][tid % 32] = warp_scan(v)`` (a __device__ helper that scans

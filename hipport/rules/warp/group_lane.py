@@ -24,9 +24,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hipport.parse import Node, ancestors, call_name, find_all, function_qualifiers, text
+from hipport.parse import Node, ancestors, call_arguments, call_name, find_all, function_qualifiers, text
 from hipport.rules.warp.syntax import small_constant, strip
-from hipport.rules.warp.vocab import WAVE_WIDE, is_warp_size_name
+from hipport.rules.warp.vocab import SHUFFLES, WAVE_WIDE, is_warp_size_name
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -66,7 +66,9 @@ def guarded_up_ladder(ctx: Context, loop: Node, func: Node | None, shuffles: lis
     ``var`` (``if (lane >= var && …) use(tmp)``), in a ``__global__`` kernel that spells no
     wave: no lane reads across its group. Each shuffle must be an up shuffle assigned to a
     local (``tmp = shfl_up(v, i)``) that the loop reads nowhere else, and that after the
-    loop is assigned again before any read."""
+    loop is assigned again before any read; and no indexed shuffle after the loop may read
+    a scanned value (``__shfl_sync(m, v, 31)``, the warp's total: lanes 32-63 would read
+    lane 31 of the first group)."""
     body = func.child_by_field_name("body") if func is not None else None
     loop_body = loop.child_by_field_name("body")
     if body is None or loop_body is None or not _spells_no_wave(ctx, func, body):
@@ -87,7 +89,34 @@ def guarded_up_ladder(ctx: Context, loop: Node, func: Node | None, shuffles: lis
         after = [i for i in find_all(body, ("identifier",)) if i.start_byte >= loop.end_byte and ctx.text(i) == name]
         if after and not _assigned_at(after[0]):
             return False
-    return bool(lanes)
+    return bool(lanes) and not _broadcast_after(ctx, loop, body, shuffles)
+
+
+def _shuffled_value(ctx: Context, call: Node) -> Node | None:
+    """The value argument of a shuffle: the second of a ``_sync`` one (after the mask)."""
+    args = call_arguments(call)
+    at = 1 if "sync" in (call_name(ctx.src, call) or "").lower() else 0
+    return args[at] if len(args) > at else None
+
+
+def _broadcast_after(ctx: Context, loop: Node, body: Node, shuffles: list[Node]) -> bool:
+    """An indexed shuffle (no up, down or xor) after ``loop`` of a value its ``shuffles``
+    scanned, with no width of 32 or less: it reads a lane by its number in the wave."""
+    values = {ctx.text(i) for call in shuffles if (v := _shuffled_value(ctx, call)) is not None
+              for i in [v, *find_all(v, ("identifier",))] if i.type == "identifier"}
+    for call in find_all(body, ("call_expression",)):
+        name = call_name(ctx.src, call) or ""
+        if call.start_byte < loop.end_byte or "shfl" not in name.lower() \
+                or any(step in name.lower() for step in ("up", "down", "xor")):
+            continue
+        value, args = _shuffled_value(ctx, call), call_arguments(call)
+        at = SHUFFLES.get(name, (None, 3 if "sync" in name.lower() else 2))[1]
+        width = small_constant(ctx.src, args[at]) if len(args) > at else None
+        if value is not None and (width is None or width > 32) \
+                and any(ctx.text(i) in values for i in [value, *find_all(value, ("identifier",))]
+                        if i.type == "identifier"):
+            return True
+    return False
 
 
 def _assigned_at(ident: Node) -> bool:
