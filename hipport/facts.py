@@ -91,7 +91,9 @@ class Var(NamedTuple):
 @dataclass
 class FileFacts:
     macros: dict[str, list[tuple[str, Node]]] = field(default_factory=dict)  # name -> [(body, #define)]
-    globals: dict[str, Var] = field(default_factory=dict)
+    globals: dict[str, Var] = field(default_factory=dict)  # the last of each name
+    #: every file-scope declaration of each name, in order: namespaces may each declare one
+    declared: dict[str, list[Var]] = field(default_factory=dict)
 
 
 @dataclass
@@ -195,6 +197,7 @@ def _collect_file_facts(src: bytes, nodes: list[Node]) -> FileFacts:
         elif not open_functions:
             for var in declared_vars(src, node):
                 facts.globals[var.name] = var
+                facts.declared.setdefault(var.name, []).append(var)
     return facts
 
 

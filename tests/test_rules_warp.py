@@ -380,3 +380,26 @@ def test_a_headers_includer_chain_is_judged_alone_whatever_the_other_headers(tmp
 
     assert constants("a_deep.h") == ["a_deep.h"]
     assert constants("z_deep.h") == ["z_deep.h"]
+
+
+def test_a_qualified_mask_constant_is_the_one_its_namespaces_name() -> None:
+    """25d8ab5 looked ``a::kFullMask`` up by its last name, so the last ``kFullMask`` the file
+    declares answered for every qualifier: with a 64-bit ``b::kFullMask`` after a 32-bit
+    ``a::kFullMask`` the true HP202 on ``a::`` was lost, and in the other order ``b::`` got a
+    false one. A qualifier two namespaces end with (``detail::`` of x::detail and y::detail)
+    tells no type: nothing is said."""
+    narrow = "namespace a { constexpr unsigned kFullMask = 0xffffffffu; }\n"
+    wide = "namespace b { constexpr unsigned long long kFullMask = ~0ull; }\n"
+    calls = ("__device__ unsigned long long f(int p) { return __ballot_sync(a::kFullMask, p); }\n"
+             "__device__ unsigned long long g(int p) { return __ballot_sync(::b::kFullMask, p); }\n")
+
+    def masks(src: str) -> list[int]:
+        ctx = analyze(src.encode(), "t.cu", Options())
+        return [f.line for f in ctx.findings if f.code == "HP202"]
+
+    assert masks(narrow + wide + calls) == [3]
+    assert masks(wide + narrow + calls) == [3]
+    nested = ("namespace x { namespace detail { constexpr unsigned kFullMask = 0xffffffffu; } }\n"
+              "namespace y::detail { constexpr unsigned long long kFullMask = ~0ull; }\n")
+    assert masks(nested + "__device__ unsigned long long f(int p) { return __ballot_sync(x::detail::kFullMask, p); }\n"
+                 "__device__ unsigned long long h(int p) { return __ballot_sync(detail::kFullMask, p); }\n") == [3]

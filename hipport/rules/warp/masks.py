@@ -13,7 +13,7 @@ from hipport import facts
 from hipport.edits import Edit
 from hipport.facts import Var
 from hipport.findings import Effort, Severity
-from hipport.parse import Node, call_arguments, call_name, text
+from hipport.parse import Node, ancestors, call_arguments, call_name, text
 from hipport.registry import any_word_of
 from hipport.rules import REGISTRY
 from hipport.rules.warp import widen
@@ -153,8 +153,9 @@ def check_mask_variables(ctx: Context, scope: Scope) -> None:
         args = call_arguments(call)
         mask = strip(args[0]) if args else None
         if mask is not None and mask.type == "qualified_identifier":
-            _check_file_level_mask(ctx, mask, _last_name(src, mask), name, globals_only=True)
-            continue  # ``detail::kFullMask``: a namespace-scope constant of this file
+            if (var := _qualified_var(ctx, mask)) is not None:  # ``detail::kFullMask``: this file's
+                _check_file_level_mask(ctx, mask, var.name, name, qualified=var)
+            continue
         if mask is None or mask.type != "identifier":
             continue
         mask_name = text(src, mask)
@@ -165,19 +166,27 @@ def check_mask_variables(ctx: Context, scope: Scope) -> None:
         _check_file_level_mask(ctx, mask, mask_name, name)
 
 
-def _last_name(src: bytes, node: Node) -> str:
-    """``kFullMask`` of ``a::b::kFullMask``."""
-    while node.type == "qualified_identifier" and (inner := node.child_by_field_name("name")) is not None:
-        node = inner
-    return text(src, node)
+def _qualified_var(ctx: Context, mask: Node) -> Var | None:
+    """The file-scope variable ``a::b::kFullMask`` names: the one declaration of that name
+    whose namespaces end with ``a::b``; None when none or several do (another namespace's
+    ``kFullMask`` may be 64-bit: the last one declared answered for every qualifier)."""
+    *scope, name = [p for p in "".join(text(ctx.src, mask).split()).split("::") if p]
+    found = []
+    for var in facts.file_facts(ctx).declared.get(name, ()):
+        spaces = [text(ctx.src, n) for a in ancestors(var.node) if a.type == "namespace_definition"
+                  and (n := a.child_by_field_name("name")) is not None]
+        path = [p for space in reversed(spaces) for p in space.split("::")]
+        if path[len(path) - len(scope):] == scope:
+            found.append(var)
+    return found[0] if len(found) == 1 else None
 
 
 def _check_file_level_mask(ctx: Context, mask: Node, mask_name: str, builtin: str,
-                           globals_only: bool = False) -> None:
+                           qualified: Var | None = None) -> None:
     """A mask named by a macro or a file-scope constant: report at the use, no fix.
-    ``globals_only``: a qualified name (``ns::kMask``), which no macro can be."""
+    ``qualified``: the constant a qualified name (``ns::kMask``) names, which no macro can be."""
     file = facts.file_facts(ctx)
-    if mask_name in file.macros and not globals_only:
+    if mask_name in file.macros and qualified is None:
         # A definition on the CUDA side of a HIP guard is not what HIP compiles.
         live = [(b, d) for b, d in file.macros[mask_name] if not ctx.in_cuda_only_branch(d.start_byte)]
         narrow = [(b, d) for b, d in live if macro_is_full_mask32(b)]
@@ -192,7 +201,7 @@ def _check_file_level_mask(ctx: Context, mask: Node, mask_name: str, builtin: st
                 fix=widen.macro_edits(ctx, mask_name),
             )
         return
-    var = file.globals.get(mask_name)
+    var = qualified or file.globals.get(mask_name)
     if var is None:
         return
     line, _ = ctx.position(var.node.start_byte)
