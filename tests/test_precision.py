@@ -1205,6 +1205,20 @@ def test_a_project_header_in_a_folder_named_cuda_is_not_libcudacxx(tmp_path: Pat
                     options=Options(include_dirs=(tmp_path / "inc",))) == []
 
 
+def test_a_vendored_libcudacxx_header_the_catalogue_does_not_list_stays_hp333(tmp_path: Path) -> None:
+    """A project that vendors CCCL on its -I (libcudacxx/include/cuda/ptx, cuda/cmath…) and
+    includes ``"cuda/ptx"`` is using libcu++, whose public headers have no extension; the
+    catalogue lists only some of them (cuda/atomic, cuda/std/…), so the found copy must not
+    make it the project's own header."""
+    inc = tmp_path / "third_party" / "libcudacxx" / "include"
+    (inc / "cuda").mkdir(parents=True)
+    for name in ("ptx", "cmath", "q_matrix.cuh"):
+        (inc / "cuda" / name).write_text("#pragma once\n")
+    src = '#include "cuda/ptx"\n#include "cuda/cmath"\n#include "cuda/q_matrix.cuh"\n'
+    options = Options(include_dirs=(inc,))
+    assert codes_on(src, "HP333", path=str(tmp_path / "k.cu"), options=options) == [1, 2]
+
+
 def test_row_and_column_of_a_table_32_wide_are_not_a_lane_and_a_warp() -> None:
     """auto-gptq 0.7.1's VecQuant3MatMulKernelFaster_old (built for ROCm) fills its
     ``__shared__ half2 deq2[64][32]`` lookup table with ``val = threadIdx.x / 32`` and

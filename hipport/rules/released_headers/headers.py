@@ -76,8 +76,12 @@ def _own_header(ctx: Context, header: str) -> bool:
     extension, auto-gptq's copy of it), not libcu++. Only for a name the tables know by a
     prefix alone (``cuda/``): a header they name exactly (``cuda/pipeline``) or one of the
     library catalogue's (``cuda/std/…``, ``cutlass/…``) stays the library's, even as a
-    vendored copy, whose include the search finds too."""
-    if header in ctx.view.table.headers or any(lib.matches_include(header) for lib in catalogue().libraries):
+    vendored copy, whose include the search finds too. So does a name without an extension
+    (``cuda/ptx``, ``cuda/cmath``, ``cuda/warp``): libcu++ names its public headers as the
+    standard library does, and the tables cannot list every release's; a project's own
+    headers carry one (``.cuh``, ``.h``)."""
+    if header in ctx.view.table.headers or any(lib.matches_include(header) for lib in catalogue().libraries) \
+            or "." not in header.rsplit("/", 1)[-1]:
         return False
     return project_include(ctx.path, header, ctx.options.include_dirs) is not None
 
