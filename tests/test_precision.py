@@ -1093,6 +1093,31 @@ def test_a_header_included_only_by_headers_is_answered_by_their_includers(tmp_pa
     assert constants() == [("context.h", 2)]  # the header uses it: only the wave answers
 
 
+def test_a_file_of_continued_defines_is_read_for_pastes_in_linear_time(tmp_path: Path) -> None:
+    """``instances.pastes`` searched with a regex from every line starting a ``#define``
+    through its continued lines: 5,000 lines that each start one and continue it (one
+    logical define, as the preprocessor reads them), in a file spelling ``##`` only in a
+    comment, took 17 s and more per question, asked once per HP204 of a template. Read as
+    the branch model reads directives, it takes milliseconds; a paste at the end of that
+    one define counts, the comment does not."""
+    import time
+
+    from hipport.pipeline import collect, run_paths
+
+    kernel = ("template <int N>\n__global__ void softmax_fwd_kernel(float *v) {\n"
+              "  int lane = threadIdx.x & 0x1f;\n"
+              "  v[lane] = __shfl_down_sync(~0ull, v[threadIdx.x], 1);\n}\n")
+    def lanes(tail: str) -> list[int]:
+        (tmp_path / "t.cu").write_text(kernel + "#define X a \\\n" * 5000 + tail)
+        started = time.perf_counter()
+        report = collect(run_paths([tmp_path / "t.cu"], Options()), Options(), "scan")
+        assert time.perf_counter() - started < 5  # 17 s and more before
+        return [f.line for f in report.findings if f.code == "HP204"]
+
+    assert lanes("#define LAUNCH(k) k##_kernel<4><<<1, 64>>>(v)\n") == [3]
+    assert lanes("\n// ## is no paste here\n") == []  # the kernel is named nowhere else
+
+
 def test_the_units_of_one_header_read_each_file_of_their_compiles_once(
         tmp_path: Path, monkeypatch) -> None:
     """Each unit of a header's HP209 asks whether its compile spells the constant; asked unit
