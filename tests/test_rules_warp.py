@@ -281,6 +281,27 @@ def test_a_wave_size_test_with_an_arch_chain_for_every_target_is_not_removed_mac
     assert warp_findings(chain, ROCM_63) == [("HP211", 1), ("HP211", 2)]  # deprecated: still reported
 
 
+def test_an_arch_chain_must_give_the_host_pass_what_it_gives_each_target() -> None:
+    """The host pass names no GPU: from 7.2 it takes the chain's ``#else`` where clang had
+    given it the wave size, so ``#elif defined(__gfx942__) 64 #else 32`` sizes host code
+    (a launch of ``k<WS><<<1, 4 * WS>>>``) for 32 lanes while gfx942's kernel is built for
+    64. mamba-ssm's ``#else`` 64 is gfx942's value (dropped there) but not gfx1100's (32);
+    an ``#elif`` hipport cannot decide before the target's may be the one taken."""
+    head = "#if defined(__AMDGCN_WAVEFRONT_SIZE)\n#define WS __AMDGCN_WAVEFRONT_SIZE\n"
+    arch = "#elif defined(__gfx942__) || defined(__gfx90a__)\n#define WS 64\n"
+    rdna = "#elif defined(__gfx1100__)\n#define WS 32\n"
+    gfx942 = Options(rocm=parse_version("7.2.1"), offload_arch=("gfx942",))
+    gfx1100 = Options(rocm=parse_version("7.2.1"), offload_arch=("gfx1100",))
+    assert warp_findings(head + arch + "#else\n#define WS 32\n#endif\n", gfx942) == [("HP210", 1)]
+    mamba = head + arch + rdna + "#else\n#define WS 64 // unknown\n#endif\n"
+    assert warp_findings(mamba, gfx942) == []
+    assert warp_findings(mamba, gfx1100) == [("HP210", 1)]
+    platform = head + "#elif defined(__HIP_PLATFORM_AMD__)\n#define WS 32\n" + arch + "#endif\n"
+    assert warp_findings(platform, gfx942) == [("HP210", 1)]
+    negated = head + "#elif !defined(__gfx942__)\n#define WS 32\n#else\n#define WS 64\n#endif\n"
+    assert warp_findings(negated, gfx942) == [("HP210", 1)]  # the host takes the 32
+
+
 def test_version_messages_differ() -> None:
     old = analyze(AMDGCN.encode(), "t.cu", ROCM_63).findings
     new = analyze(AMDGCN.encode(), "t.cu", ROCM_72).findings
