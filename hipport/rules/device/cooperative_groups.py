@@ -27,14 +27,16 @@ if TYPE_CHECKING:
 
 @REGISTRY.rule
 class CooperativeGroupsGap(SaysWhatItIs):
-    """Cooperative-groups algorithms HIP lacks (`cg::reduce`, scans, `cg::memcpy_async`)
+    """Cooperative-groups algorithms and group members HIP lacks (`cg::reduce`, scans, `cg::memcpy_async`, `tile.ballot`)
 
     ## Why
     HIP's cooperative groups are a subset: `cooperative_groups::reduce` arrives in 7.13,
     `inclusive_scan`/`exclusive_scan` in 10.0, and `memcpy_async`/`wait` not at all, so
     none of them exist in ROCm 6.3 or 7.2.1. Nor does `cooperative_groups::experimental`
     (`block_tile_memory`, tiles larger than a warp): neither the 6.2 nor the 7.1 headers
-    have the namespace.
+    have the namespace. The group types lack CUDA's vote and match members (`ballot`,
+    `any`, `all`, `match_any`, `match_all`), `num_threads`/`dim_threads` and the grid's
+    block queries (`block_rank`, `num_blocks`, `block_index`, `dim_blocks`).
 
     ## Example
     ```cuda
@@ -93,6 +95,20 @@ _CG_MISSING = frozenset({
     # not in HIP 6.2's amd_hip_cooperative_groups.h (which 7.1's set shares)
     "binary_partition", "labeled_partition", "invoke_one", "invoke_one_broadcast"})
 _GROUP_TYPES = {"grid_group": "grid", "cluster_group": "cluster"}
+# Members of CUDA's group types that HIP's lack (the 6.2.41134 and 7.1.25424 headers' group
+# classes have thread_rank, size, sync, is_valid, cg_type, the shfl family, meta_group_rank
+# and _size, group_index, thread_index, group_dim, num_grids and grid_rank only).
+_MEMBERS_MISSING = frozenset({
+    "ballot", "any", "all", "match_any", "match_all", "num_threads", "dim_threads",
+    "block_rank", "num_blocks", "block_index", "dim_blocks"})
+# The group types and the calls that make a group, for telling a group variable apart from
+# any other object with an .any() or .all() (std::bitset, Eigen).
+_GROUP_TYPE_NAMES = frozenset({
+    "thread_block", "thread_block_tile", "coalesced_group", "thread_group", "grid_group",
+    "multi_grid_group", "cluster_group"})
+_GROUP_MAKERS = frozenset({
+    "this_thread_block", "tiled_partition", "coalesced_threads", "this_grid", "this_multi_grid",
+    "this_cluster", "labeled_partition", "binary_partition"})
 
 
 @dataclass
@@ -101,6 +117,7 @@ class Groups:
     cooperative-groups namespace."""
 
     kinds: dict[tuple[int, str], str] = field(default_factory=dict)  # → "grid" | "cluster"
+    groups: set[tuple[int, str]] = field(default_factory=set)  # every group variable
     namespaces: set[str] = field(default_factory=lambda: {"cg", "cooperative_groups"})
 
 
@@ -132,6 +149,83 @@ def _group_decl(decl: Declaration) -> None:
         ident = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
         if kind and ident is not None and ident.type == "identifier":
             ctx.state(Groups).kinds[(decl.function_key, text(ctx.src, ident))] = kind
+
+
+def _makes_group(ctx: "Context", node: Node | None) -> bool:
+    """``cg::tiled_partition<32>(block)``, ``coalesced_threads()`` and the like: a call of a
+    group maker, qualified by the cooperative-groups namespace or not (``using namespace``)."""
+    if node is None or node.type != "call_expression":
+        return False
+    fn = callee(node)
+    if fn is None:
+        return False
+    if fn.type == "qualified_identifier":
+        parts = qualified_parts(ctx.src, fn)
+        return (len(parts) >= 2 and parts[0] in ctx.state(Groups).namespaces
+                and parts[-1] in _GROUP_MAKERS)
+    return fn.type == "identifier" and text(ctx.src, fn) in _GROUP_MAKERS
+
+
+@recorder(b"thread_block", b"_group", b"tiled_partition", b"coalesced_threads", b"this_grid",
+          b"this_cluster", b"_partition", codes=(CooperativeGroupsGap,))
+def _any_group_decl(decl: Declaration) -> None:
+    """Every variable or parameter holding a group: declared with a group type (template
+    arguments, references and the namespace dropped) or initialised by a group maker."""
+    ctx = decl.ctx
+    typed = decl.last_type_part.split("<", 1)[0].strip() in _GROUP_TYPE_NAMES
+    for ident, value in _declared(decl):
+        if typed or _makes_group(ctx, value):
+            ctx.state(Groups).groups.add((decl.function_key, text(ctx.src, ident)))
+
+
+def _declared(decl: Declaration) -> list[tuple[Node, Node | None]]:
+    """(identifier, initial value) of each name the declaration declares directly or by
+    reference (``cg::thread_block_tile<32> &tile``)."""
+    out = []
+    for d in decl.node.children_by_field_name("declarator"):
+        value = d.child_by_field_name("value") if d.type == "init_declarator" else None
+        ident = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+        while ident is not None and ident.type == "reference_declarator":
+            ident = ident.named_children[0] if ident.named_children else None
+        if ident is not None and ident.type == "identifier":
+            out.append((ident, value))
+    return out
+
+
+@REGISTRY.visits("assignment_expression", source=any_bytes_of(b"_partition", b"this_thread_block",
+                                                          b"coalesced_threads", b"this_grid"),
+                 codes=(CooperativeGroupsGap,))
+def _group_assignment(node: Node, ctx: "Context") -> None:
+    """``tile = cg::tiled_partition<32>(cta)``: also what tree-sitter makes of the statement
+    ``cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);`` in a function body
+    (an expression ``cg::thread_block_tile < 32 > tile = …``), the samples' usual spelling."""
+    left = node.child_by_field_name("left")
+    if left is not None and left.type == "identifier" and _makes_group(ctx, node.child_by_field_name("right")):
+        ctx.state(Groups).groups.add((func_key(ctx, node), text(ctx.src, left)))
+
+
+@REGISTRY.visits("call_expression", names=any_word_of(_MEMBERS_MISSING), codes=(CooperativeGroupsGap,))
+def _member_call(node: Node, ctx: "Context") -> None:
+    """``tile.ballot(p)``, ``grid.num_blocks()``: a member CUDA's group types have and HIP's
+    do not, called on a group variable or straight on a maker's result."""
+    fn = callee(node)
+    if fn is None or fn.type != "field_expression":
+        return
+    member = fn.child_by_field_name("field")
+    obj = fn.child_by_field_name("argument")
+    if member is None or obj is None or text(ctx.src, member) not in _MEMBERS_MISSING:
+        return
+    if obj.type == "identifier":
+        if (func_key(ctx, node), text(ctx.src, obj)) not in ctx.state(Groups).groups:
+            return
+    elif not _makes_group(ctx, obj):
+        return
+    name = text(ctx.src, member)
+    hint = ("size()" if name == "num_threads" else
+            "__ballot/__any/__all/__match_any over the lanes (HIP's wave functions, 64-bit masks), "
+            "or a shuffle loop over the tile")
+    ctx.report(CooperativeGroupsGap, node, f"`{ctx.text(fn)}`: HIP's cooperative groups have no "
+               f"member `{name}` in ROCm {short_version(ctx.rocm)}", f"use {hint}")
 
 
 def _report_group_sync(ctx: "Context", call: Node, kind: str | None) -> None:
