@@ -90,12 +90,17 @@ def run(corpus: list[Path], rocm: str, *, compiler: str | None, arch: str, jobs:
     # an -I directory inside the corpus (the samples' Common/) is no program of its own,
     # unless it compiles a translation unit of its own: a project whose build passes its
     # own root with -I (Eigen's, relion's) is still a program
-    with_units = {program_of(rel(r.path), len(corpus)) for r in result.runs
-                  if r.path.suffix.lower() in U.UNIT_SUFFIXES}
-    helpers = {rel(d) for d in shared if out.resolve() in d.resolve().parents} - with_units
+    # (by path: Common/ given as a corpus of its own makes Common/helper_math.h, which no
+    # sample includes and verify compiles alone, a program of that name otherwise)
+    def under(path: str, folder: str) -> bool:
+        return path == folder or path.startswith(folder + "/")
+
+    inside = [rel(d) for d in shared if out.resolve() in d.resolve().parents]
+    units = [rel(r.path) for r in result.runs if r.path.suffix.lower() in U.UNIT_SUFFIXES]
+    helpers = {h for h in inside if not any(under(u, h) for u in units)}
     for r in result.runs:
         name = program_of(rel(r.path), len(corpus))
-        if name in helpers:
+        if any(under(rel(r.path), h) for h in helpers):
             continue
         programs[name] = programs.get(name, True) and rel(r.path) not in failed
     first: dict[Path, V.Verdict] = {}
