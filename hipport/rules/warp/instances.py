@@ -9,9 +9,11 @@ so its shuffles stay inside 32-lane groups on a wave of 64 too (``logical._logic
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from hipport.context import word_starts
 from hipport.parse import Node, ancestors, function_declarator, walk
 from hipport.preprocessor import directives as dv
 from hipport.preprocessor.includers import HEADER_SUFFIXES
@@ -104,6 +106,22 @@ def never_instantiated(ctx: Context, func: Node | None) -> bool:
     (``logical.UNLESS_INCLUDED``, ``pipeline.collect``)."""
     if func is None or ctx.path.endswith(HEADER_SUFFIXES):
         return False
+    known = ctx.state(_Unnamed).templates
+    found = known.get(func.start_byte)
+    if found is None:
+        found = known[func.start_byte] = _named_only_where_defined(ctx, func)
+    return found
+
+
+@dataclass
+class _Unnamed:
+    """Per file: function start -> ``never_instantiated``'s answer (a kernel reports HP204
+    at each of its lane expressions; the answer is the function's)."""
+
+    templates: dict[int, bool] = field(default_factory=dict)
+
+
+def _named_only_where_defined(ctx: Context, func: Node) -> bool:
     template = func.parent
     declarator = function_declarator(func)
     target = declarator.child_by_field_name("declarator") if declarator is not None else None
@@ -113,8 +131,10 @@ def never_instantiated(ctx: Context, func: Node | None) -> bool:
     # every mention but the definition's own name counts, inside the template too: a parse
     # that error recovery stretched (vLLM's fused_qknorm_rope_kernel.cu, whose #if holds an
     # unbalanced brace) takes the file's later launchers into the template's range
-    word = re.compile(rb"\b" + re.escape(ctx.text(target).encode()) + rb"\b")
-    return all(m.start() == target.start_byte for m in word.finditer(ctx.src)) and not pastes(ctx)
+    word = ctx.text(target).encode()
+    starts = word_starts(ctx.src, word) if word.isascii() else [
+        m.start() for m in re.finditer(rb"\b" + re.escape(word) + rb"\b", ctx.src)]
+    return starts == [target.start_byte] and not pastes(ctx)
 
 
 def pastes(ctx: Context) -> bool:
