@@ -24,7 +24,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hipport.parse import Node, ancestors, call_arguments, call_name, find_all, function_qualifiers, text
+from hipport.parse import Node, ancestors, call_arguments, call_name, declarators, find_all, function_qualifiers, text
 from hipport.rules.warp.syntax import small_constant, strip
 from hipport.rules.warp.vocab import SHUFFLES, WAVE_WIDE, is_warp_size_name
 
@@ -139,7 +139,9 @@ def _spells_no_wave(ctx: Context, func: Node, body: Node) -> bool:
 def _lanes_of_32(ctx: Context, body: Node) -> set[str]:
     """Locals initialised to a 32-lane index: ``x & 31``, ``x & (32 - 1)``, ``x % 32``."""
     out = set()
-    for decl in find_all(body, ("init_declarator",)):
+    for decl in declarators(body):
+        if decl.type != "init_declarator":
+            continue
         value, target = decl.child_by_field_name("value"), decl.child_by_field_name("declarator")
         value = strip(value) if value is not None else None
         if value is None or value.type != "binary_expression" or target is None or target.type != "identifier":

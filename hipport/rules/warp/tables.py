@@ -16,11 +16,11 @@ its "warp", so a wave of 64 fills and reads the table as a warp of 32 does.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hipport import facts
-from hipport.parse import Node, find_all, function_declarator, text
+from hipport.parse import Node, declarators, find_all, function_declarator, text
 from hipport.rules.warp.syntax import int_value
 
 if TYPE_CHECKING:
@@ -45,14 +45,18 @@ def table_coordinate(ctx: Context, node: Node) -> bool:
     body = func.child_by_field_name("body") if func is not None else None
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     width = int_value(ctx.src, right) if right is not None else None
-    if local is None or body is None or left is None or width is None \
-            or _does_warp_work(ctx, func):
+    if local is None or body is None or left is None or width is None:
         return False
-    extents = _extents(ctx, body)
+    extents = ctx.state(_Tables).extents.get(body.start_byte)
+    if extents is None:
+        extents = ctx.state(_Tables).extents[body.start_byte] = _extents(ctx, body)
+    if not any(width[0] in dims for dims in extents.values()) or _does_warp_work(ctx, func):
+        return False  # no dimension that long (neither a column nor a row before one), or a lane
     if text(ctx.src, node.child_by_field_name("operator")) == "%":
         return _only_column(ctx, body, local, width[0], extents)
-    columns = {text(ctx.src, d.child_by_field_name("declarator")) for d in find_all(body, ("init_declarator",))
-               if (value := _strip(d.child_by_field_name("value"))) is not None and value.type == "binary_expression"
+    columns = {text(ctx.src, d.child_by_field_name("declarator")) for d in declarators(body)
+               if d.type == "init_declarator"
+               and (value := _strip(d.child_by_field_name("value"))) is not None and value.type == "binary_expression"
                and text(ctx.src, value.child_by_field_name("operator")) == "%"
                and _same(ctx, value.child_by_field_name("left"), left)
                and (n := int_value(ctx.src, value.child_by_field_name("right"))) is not None and n[0] == width[0]
@@ -104,6 +108,14 @@ def _definitions(ctx: Context) -> dict[bytes, list[tuple[int, int]]]:
     return out
 
 
+@dataclass
+class _Tables:
+    """Per file: a function body's start -> its arrays' extents (``_extents``), read once
+    for all the ``/`` and ``%`` of the body that HP204 asks about."""
+
+    extents: dict[int, dict[str, list[int | None]]] = field(default_factory=dict)
+
+
 def _strip(node: Node | None) -> Node | None:
     while node is not None and node.type == "parenthesized_expression":
         node = node.named_children[0] if node.named_children else None
@@ -128,9 +140,11 @@ def _same(ctx: Context, a: Node | None, b: Node) -> bool:
 def _extents(ctx: Context, body: Node) -> dict[str, list[int | None]]:
     """Array name -> its declared extents, outermost first (None: not a literal)."""
     out: dict[str, list[int | None]] = {}
-    for decl in find_all(body, ("array_declarator",)):
-        if decl.parent is not None and decl.parent.type == "array_declarator":
-            continue  # the inner part of a declarator seen from its outermost
+    for decl in declarators(body):
+        if decl.type == "init_declarator":
+            decl = decl.child_by_field_name("declarator")  # int t[2][32] = {…}
+        if decl is None or decl.type != "array_declarator":
+            continue
         sizes: list[int | None] = []
         while decl is not None and decl.type == "array_declarator":
             size = decl.child_by_field_name("size")
