@@ -1363,7 +1363,8 @@ def test_a_table_filled_by_warp_work_through_a_helper_or_macro_keeps_hp204() -> 
     """The table case's "no warp-level work" must see through the file's helpers and
     macros: ``tile[tid / 32][tid % 32] = warp_scan(v)`` (a __device__ helper that scans
     with __shfl_up_sync) or ``= WARP_BCAST(v)`` (a #define around __shfl_sync(…, v, 0))
-    stores each warp's row of lanes; on a wave of 64 lanes 32-63 read lanes 0-31."""
+    stores each warp's row of lanes; on a wave of 64 lanes 32-63 read lanes 0-31. In a file
+    with a quoted include, a callee hipport cannot see (a header's warp_bcast) may be one."""
     kernel = ('__global__ void k(const float *in, float *out) {\n'
               '  __shared__ float tile[8][32];\n'
               '  int w = threadIdx.x / 32;\n'
@@ -1381,3 +1382,11 @@ def test_a_table_filled_by_warp_work_through_a_helper_or_macro_keeps_hp204() -> 
     assert codes_on(kernel.replace("WORK", "(float)"), "HP204") == []
     assert codes_on(helper + kernel.replace("WORK", "warp_scan<32>"), "HP204") == [2, 7, 8]
     assert codes_on(macro + kernel.replace("WORK", "WARP_BCAST"), "HP204") == [4, 5]
+    # a helper of an included header hipport does not read: it may shuffle, so HP204 stays
+    assert codes_on('#include "reduce.cuh"\n' + kernel.replace("WORK", "warp_bcast"), "HP204") == [4, 5]
+    included = '#include "reduce.cuh"\n'
+    assert codes_on(included + kernel.replace("WORK", "expf"), "HP204") == []  # a CUDA API of the tables
+    assert codes_on(included + kernel.replace("WORK", "std::abs"), "HP204") == []  # the standard library's
+    cast = included + "template <typename scalar_t>\n" + kernel.replace("WORK", "scalar_t")
+    assert codes_on(cast, "HP204") == []  # a cast to the template's type
+    assert codes_on(kernel.replace("WORK", "warp_bcast"), "HP204") == []  # only <...> headers: not a helper

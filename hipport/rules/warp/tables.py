@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hipport import facts
-from hipport.parse import Node, declarators, find_all, function_declarator, text
+from hipport.parse import Node, ancestors, declarators, find_all, function_declarator, text, walk
 from hipport.rules.warp.syntax import int_value
 
 if TYPE_CHECKING:
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 _WARP_WORK = re.compile(rb"__shfl|__ballot|__any|__all|__activemask|__syncwarp|__match|__reduce_"
                         rb"|tiled_partition|coalesced_threads|warpSize|WARP_SIZE|\basm\b")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"', re.M)
+#: C++'s named casts, which tree-sitter reads as calls of a template function.
+_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "bit_cast"})
 
 
 def table_coordinate(ctx: Context, node: Node) -> bool:
@@ -70,16 +73,22 @@ class _Definitions:
     """Per file: name -> the byte ranges of the functions and ``#define``s it defines."""
 
     ranges: dict[bytes, list[tuple[int, int]]] | None = None
+    quoted: bool = False  # the file has an #include "…": a project header may define helpers
 
 
 def _does_warp_work(ctx: Context, func: Node) -> bool:
     """Whether ``func``, or a function or macro of the file it names (transitively), does
     warp-level work: a helper ``warp_scan(v)`` that shuffles, or ``#define BCAST(v)
     __shfl_sync(…, v, 0)``, makes ``tile[tid / 32][tid % 32] = warp_scan(v)`` a warp's
-    row of lanes, as the same shuffle written in the kernel does."""
+    row of lanes, as the same shuffle written in the kernel does. In a file with an
+    ``#include "…"``, a function called that the file does not define and that is no CUDA
+    API of the tables (``warp_reduce`` from the included reduce.cuh) may do such work:
+    hipport cannot tell, so it counts as doing it (a file including only ``<…>`` headers
+    calls the system's and libraries', ``memset`` or ``torch``'s)."""
     state = ctx.state(_Definitions)
     if state.ranges is None:
         state.ranges = _definitions(ctx)
+        state.quoted = _QUOTED_INCLUDE.search(ctx.src) is not None
     todo = [(func.start_byte, func.end_byte)]
     seen = set(todo)
     while todo:
@@ -91,7 +100,35 @@ def _does_warp_work(ctx: Context, func: Node) -> bool:
                 if where not in seen:
                     seen.add(where)
                     todo.append(where)
-    return False
+    return state.quoted and any(_unknown_callee(ctx, call, state.ranges) for start, end in seen
+                                for node in [ctx.tree.root_node.descendant_for_byte_range(start, end)]
+                                if node is not None for call in walk(node) if call.type == "call_expression")
+
+
+def _unknown_callee(ctx: Context, call: Node, defined: dict[bytes, list[tuple[int, int]]]) -> bool:
+    """``call`` names a function (``f(…)``, ``ns::f(…)``, ``f<4>(…)``) the file does not
+    define, no template parameter of the enclosing template, not the standard library's and
+    no CUDA API the tables know."""
+    scope = callee = call.child_by_field_name("function")
+    while callee is not None and callee.type in ("qualified_identifier", "template_function"):
+        callee = callee.child_by_field_name("name")
+    if callee is None or callee.type != "identifier":
+        return False  # a method, a pointer, a cast to a built-in type
+    if scope is not None and scope.type == "qualified_identifier" and ctx.text(scope).lstrip(":").startswith("std::"):
+        return False  # the standard library's
+    name = ctx.text(callee)
+    return name not in _CASTS and name.encode() not in defined and ctx.view.table.lookup(name) is None \
+        and name not in _template_parameters(ctx, call)
+
+
+def _template_parameters(ctx: Context, node: Node) -> set[str]:
+    """Names of the type parameters of the templates around ``node`` (``scalar_t(x)`` is a cast)."""
+    out = set()
+    for outer in ancestors(node):
+        params = outer.child_by_field_name("parameters") if outer.type == "template_declaration" else None
+        for param in params.named_children if params is not None else ():
+            out.update(ctx.text(i) for i in find_all(param, ("type_identifier",)))
+    return out
 
 
 def _definitions(ctx: Context) -> dict[bytes, list[tuple[int, int]]]:
