@@ -300,6 +300,10 @@ def test_an_arch_chain_must_give_the_host_pass_what_it_gives_each_target() -> No
     assert warp_findings(platform, gfx942) == [("HP210", 1)]
     negated = head + "#elif !defined(__gfx942__)\n#define WS 32\n#else\n#define WS 64\n#endif\n"
     assert warp_findings(negated, gfx942) == [("HP210", 1)]  # the host takes the 32
+    spaced = head + "# elifndef __gfx90a__\n#define WS 64\n#else\n#define WS 32\n#endif\n"
+    assert warp_findings(spaced, gfx942) == []  # "# elifndef": gfx942 and the host take the 64
+    elifdef = head + "#elifdef __gfx942__\n#define WS 64\n#else\n#define WS 64\n#endif\n"
+    assert warp_findings(elifdef, gfx942) == []
 
 
 def test_version_messages_differ() -> None:

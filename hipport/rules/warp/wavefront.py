@@ -147,7 +147,7 @@ def _arch_fallback(ctx: Context, node: Node) -> bool:
     alt = test.child_by_field_name("alternative")
     while alt is not None and alt.type in ("preproc_elif", "preproc_elifdef"):
         later = alt.child_by_field_name("condition") or alt.child_by_field_name("name")
-        word = ctx.text(alt).split(None, 1)[0] if later is not None else ""
+        word = alt.children[0].type if alt.children else ""  # the token: "# elifndef" too
         cond_text = ctx.text(later) if later is not None else "0"
         if word in ("#elifdef", "#elifndef"):
             cond_text = f"{'!' if word == '#elifndef' else ''}defined({cond_text})"
