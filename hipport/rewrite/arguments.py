@@ -63,6 +63,7 @@ class ArgRewrite:
     fine: re.Pattern[str] | None = None
     when_type: re.Pattern[str] | None = None
     what: str | None = None
+    answers_signature: bool = False
 
     def in_release(self, rocm: tuple[int, ...]) -> bool:
         """Whether the target release is in ``[rocm_from, rocm_until)``."""
@@ -91,7 +92,8 @@ def rewrites() -> dict[str, tuple[ArgRewrite, ...]]:
                 item.get("only_if"), item["decision"], item["reason"],
                 _release(item.get("rocm_from")), _release(item.get("rocm_until")),
                 _regex(item.get("when_argument")), _regex(item.get("fine")),
-                _regex(item.get("when_type")), item.get("what")))
+                _regex(item.get("when_type")), item.get("what"),
+                bool(item.get("answers_signature", False))))
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -112,7 +114,8 @@ class _Arguments:
     """Per file: each rewritten call's argument count after the rewrite (None: reported,
     so HP119 stays quiet), the argument text replaced or removed (start, end, the edit that
     did it) whose identifier renames go, the declared types (None until a cast asks), and
-    the function names ``rename_call`` replaced, whose HP107 the new name answers."""
+    the function names of calls ``rename_call`` or an ``answers_signature`` row rewrote to the
+    HIP signature, whose HP107 the rewrite answers."""
 
     after: dict[int, int | None] = field(default_factory=dict)
     superseded: list[tuple[int, int, Edit]] = field(default_factory=list)
@@ -163,6 +166,8 @@ def rewrite_arguments(node: Node, ctx: Context) -> None:
         ctx.edits.extend(edits)
         ctx.state(_Arguments).superseded.extend(superseded)
         ctx.rewrites += 1
+        if any(r.answers_signature for r in todo):  # the call now has the HIP function's signature
+            ctx.state(_Arguments).renamed.append((fn.start_byte, fn.end_byte))
 
 
 @dataclass(frozen=True, slots=True)
