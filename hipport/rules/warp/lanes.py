@@ -15,7 +15,7 @@ from hipport.rules.warp.logical import (
     UNLESS_INCLUDED, defer_to_includers, for_wave64_includers, logical_group_block, logical_group_function,
 )
 from hipport.rules.warp.scope import LANE_OPERANDS, Scope
-from hipport.rules.warp.syntax import int_value, strip
+from hipport.rules.warp.syntax import initialised_local, int_value, strip
 from hipport.rules.warp.tables import table_coordinate
 
 if TYPE_CHECKING:
@@ -149,16 +149,12 @@ def _data_layout_split(ctx: Context, node: Node) -> bool:
     initialises a local, and every use of that local is scaled by a literal stride
     (``32*n + l``, ``yy + 128*n``). A quotient returned, compared or used as an index
     itself, or one in a function with warp work, stays a finding."""
-    parent = node.parent
-    while parent is not None and parent.type == "parenthesized_expression":
-        parent = parent.parent
-    if parent is None or parent.type != "init_declarator":
+    target = initialised_local(node)
+    if target is None:
         return False
-    target = parent.child_by_field_name("declarator")
     func = facts.enclosing_function(ctx, node)
     body = func.child_by_field_name("body") if func is not None else None
-    if target is None or target.type != "identifier" or body is None \
-            or _WARP_LEVEL.search(ctx.src, func.start_byte, func.end_byte):
+    if body is None or _WARP_LEVEL.search(ctx.src, func.start_byte, func.end_byte):
         return False
     name, uses = text(ctx.src, target), 0
     for ident in find_all(body, ("identifier",)):

@@ -126,3 +126,14 @@ def has_qualifier(decl: Node, keyword: str) -> bool:
     return any(
         c.type == "type_qualifier" and c.child_count > 0 and c.children[0].type == keyword for c in decl.children
     )
+
+
+def initialised_local(node: Node) -> Node | None:
+    """The identifier ``node`` (through parentheses) initialises: ``int off = (node);``."""
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    if parent is None or parent.type != "init_declarator":
+        return None
+    target = parent.child_by_field_name("declarator")
+    return target if target is not None and target.type == "identifier" else None

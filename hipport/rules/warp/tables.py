@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from hipport import facts
 from hipport.parse import Node, ancestors, declarators, find_all, function_declarator, text, walk
-from hipport.rules.warp.syntax import int_value
+from hipport.rules.warp.syntax import initialised_local, int_value
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -43,7 +43,7 @@ def table_coordinate(ctx: Context, node: Node) -> bool:
     quotient's local is the index just before such a remainder of the same ``x`` and N
     (``deq2[val][off]``). A remainder used any other way (compared, shifted, passed on) or a
     quotient that never indexes with one stays a finding."""
-    local = _initialised_local(node)
+    local = initialised_local(node)
     func = facts.enclosing_function(ctx, node)
     body = func.child_by_field_name("body") if func is not None else None
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -63,7 +63,7 @@ def table_coordinate(ctx: Context, node: Node) -> bool:
                and text(ctx.src, value.child_by_field_name("operator")) == "%"
                and _same(ctx, value.child_by_field_name("left"), left)
                and (n := int_value(ctx.src, value.child_by_field_name("right"))) is not None and n[0] == width[0]
-               and (target := _initialised_local(value)) is not None
+               and (target := initialised_local(value)) is not None
                and _only_column(ctx, body, target, width[0], extents)}
     return any(_index_of(ctx, outer) in columns for outer in _rows_indexed_by(ctx, body, local))
 
@@ -157,17 +157,6 @@ def _strip(node: Node | None) -> Node | None:
     while node is not None and node.type == "parenthesized_expression":
         node = node.named_children[0] if node.named_children else None
     return node
-
-
-def _initialised_local(node: Node) -> Node | None:
-    """The identifier ``node`` (through parentheses) initialises: ``int off = (node);``."""
-    parent = node.parent
-    while parent is not None and parent.type == "parenthesized_expression":
-        parent = parent.parent
-    if parent is None or parent.type != "init_declarator":
-        return None
-    target = parent.child_by_field_name("declarator")
-    return target if target is not None and target.type == "identifier" else None
 
 
 def _same(ctx: Context, a: Node | None, b: Node) -> bool:
