@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from hipport import facts
 from hipport.parse import Node, ancestors, declarators, find_all, function_declarator, text, walk
-from hipport.rules.warp.syntax import initialised_local, int_value
+from hipport.rules.warp.syntax import initialised_local, int_value, strip
 
 if TYPE_CHECKING:
     from hipport.context import Context
@@ -59,7 +59,7 @@ def table_coordinate(ctx: Context, node: Node) -> bool:
         return _only_column(ctx, body, local, width[0], extents)
     columns = {text(ctx.src, d.child_by_field_name("declarator")) for d in declarators(body)
                if d.type == "init_declarator"
-               and (value := _strip(d.child_by_field_name("value"))) is not None and value.type == "binary_expression"
+               and (raw := d.child_by_field_name("value")) is not None and (value := strip(raw)).type == "binary_expression"
                and text(ctx.src, value.child_by_field_name("operator")) == "%"
                and _same(ctx, value.child_by_field_name("left"), left)
                and (n := int_value(ctx.src, value.child_by_field_name("right"))) is not None and n[0] == width[0]
@@ -151,12 +151,6 @@ class _Tables:
     for all the ``/`` and ``%`` of the body that HP204 asks about."""
 
     extents: dict[int, dict[str, list[int | None]]] = field(default_factory=dict)
-
-
-def _strip(node: Node | None) -> Node | None:
-    while node is not None and node.type == "parenthesized_expression":
-        node = node.named_children[0] if node.named_children else None
-    return node
 
 
 def _same(ctx: Context, a: Node | None, b: Node) -> bool:
